@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from payments.api.fields import PublicIdField, UtcDateTimeField
+from payments.api.parsing import ApiSerializer, parse_body
+from payments.models import FeeConfig
+from payments.platforms import config_update
+
+
+class FixedFeeSerializer(ApiSerializer):
+    amount = serializers.IntegerField(min_value=0)
+    currency = serializers.CharField(min_length=3, max_length=8)
+
+
+class FeeConfigRequestSerializer(ApiSerializer):
+    feeType = serializers.ChoiceField(choices=FeeConfig.FeeType.choices)
+    sourceCurrency = serializers.CharField(min_length=3, max_length=8)
+    variableFeeBps = serializers.IntegerField(min_value=0, max_value=10_000)
+    fixedFee = FixedFeeSerializer()
+
+
+class CounterpartyFieldDefinitionSerializer(ApiSerializer):
+    name = serializers.CharField(max_length=64)
+    mandatory = serializers.BooleanField()
+
+
+class PlatformCurrencyConfigSerializer(ApiSerializer):
+    currencyCode = serializers.CharField(min_length=3, max_length=8)
+    minAmount = serializers.IntegerField(min_value=0, required=False)
+    maxAmount = serializers.IntegerField(min_value=0, required=False)
+    requiredCounterpartyFields = CounterpartyFieldDefinitionSerializer(many=True, required=False)
+    enabledTransactionTypes = serializers.ListField(
+        child=serializers.ChoiceField(choices=["INCOMING", "OUTGOING"]), required=False
+    )
+
+
+class EmbeddedWalletConfigSerializer(ApiSerializer):
+    appName = serializers.CharField(max_length=255, required=False)
+    otpLength = serializers.IntegerField(min_value=4, max_value=12, required=False)
+    alphanumeric = serializers.BooleanField(required=False)
+    expirationSeconds = serializers.IntegerField(min_value=1, max_value=86_400, required=False)
+    sendFromEmailAddress = serializers.EmailField(max_length=255, required=False)
+    sendFromEmailSenderName = serializers.CharField(max_length=255, required=False)
+    replyToEmailAddress = serializers.EmailField(max_length=255, required=False)
+    logoUrl = serializers.URLField(max_length=512, required=False)
+
+
+class CardTokenization2FAConfigSerializer(ApiSerializer):
+    displayName = serializers.CharField(max_length=255, required=False)
+    logoUrl = serializers.URLField(max_length=512, required=False)
+    email = serializers.DictField(required=False)
+    sms = serializers.DictField(required=False)
+
+
+class PlatformConfigUpdateSerializer(ApiSerializer):
+    umaDomain = serializers.CharField(max_length=253, required=False, source="uma_domain")
+    webhookEndpoint = serializers.CharField(
+        max_length=2048, required=False, allow_blank=True, source="webhook_endpoint"
+    )
+    supportedCurrencies = PlatformCurrencyConfigSerializer(
+        many=True, required=False, source="supported_currencies"
+    )
+    embeddedWalletConfig = EmbeddedWalletConfigSerializer(required=False, source="embedded_wallet_config")
+    cardTokenization2faConfig = CardTokenization2FAConfigSerializer(
+        required=False, source="card_tokenization_2fa_config"
+    )
+    feeConfigs = FeeConfigRequestSerializer(many=True, required=False, source="fee_configs")
+
+
+class FeeConfigSerializer(serializers.Serializer):
+    feeType = serializers.CharField(source="fee_type")
+    sourceCurrency = serializers.CharField(source="source_currency")
+    variableFeeBps = serializers.IntegerField(source="variable_fee_bps")
+    fixedFee = serializers.SerializerMethodField()
+
+    def get_fixedFee(self, fee: FeeConfig) -> dict:
+        return {"amount": fee.fixed_fee_amount, "currency": fee.fixed_fee_currency}
+
+
+class PlatformConfigSerializer(serializers.Serializer):
+    id = PublicIdField("PlatformConfig")
+    umaDomain = serializers.CharField(source="uma_domain")
+    proxyUmaSubdomain = serializers.CharField(source="proxy_uma_subdomain")
+    webhookEndpoint = serializers.CharField(source="webhook_endpoint")
+    supportedCurrencies = PlatformCurrencyConfigSerializer(many=True, source="supported_currencies")
+    isRegulatedFinancialInstitution = serializers.BooleanField(source="is_regulated_financial_institution")
+    embeddedWalletConfig = EmbeddedWalletConfigSerializer(source="embedded_wallet_config", required=False)
+    cardTokenization2faConfig = CardTokenization2FAConfigSerializer(
+        source="card_tokenization_2fa_config", required=False
+    )
+    feeConfigs = FeeConfigSerializer(many=True, source="fee_configs.all")
+    createdAt = UtcDateTimeField(source="created_at")
+    updatedAt = UtcDateTimeField(source="updated_at")
+
+    def to_representation(self, instance) -> dict:
+        data = super().to_representation(instance)
+        for optional in ("embeddedWalletConfig", "cardTokenization2faConfig"):
+            if data.get(optional) is None:
+                data.pop(optional, None)
+        return data
+
+
+class ConfigApi(APIView):
+    @extend_schema(
+        operation_id="getPlatformConfig", responses=PlatformConfigSerializer, tags=["Platform Configuration"]
+    )
+    def get(self, request: Request) -> Response:
+        return Response(PlatformConfigSerializer(request.auth.platform).data)
+
+    @extend_schema(
+        operation_id="updatePlatformConfig",
+        request=PlatformConfigUpdateSerializer,
+        responses=PlatformConfigSerializer,
+        tags=["Platform Configuration"],
+    )
+    def patch(self, request: Request) -> Response:
+        changes = parse_body(PlatformConfigUpdateSerializer, request.data)
+        platform = config_update(platform_id=request.auth.platform_id, changes=changes)
+        return Response(PlatformConfigSerializer(platform).data)

@@ -1,0 +1,36 @@
+"""Serializer fields shared by the API's input and output serializers."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from payments import ids
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class PublicIdField(serializers.Field):
+    """Renders a model's UUID key as `Kind:<uuid>`."""
+
+    def __init__(self, kind: str, **kwargs) -> None:
+        self.kind = kind
+        kwargs.setdefault("read_only", True)
+        kwargs.setdefault("source", "pk")
+        super().__init__(**kwargs)
+
+    def to_representation(self, value) -> str:
+        return ids.render(self.kind, value)
+
+
+def utc_timestamp(value: dt.datetime) -> str:
+    return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class UtcDateTimeField(serializers.DateTimeField):
+    """RFC 3339 in UTC with a Z suffix, as the reference's examples show."""
+
+    def to_representation(self, value) -> str:
+        return utc_timestamp(value)

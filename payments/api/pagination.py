@@ -1,0 +1,59 @@
+"""The one paginator: `{data, hasMore, nextCursor, totalCount}` with `limit` (1-100, default 20) and `cursor`.
+
+Records have time-ordered UUID keys, so pages walk the key index newest first and a cursor is the last
+key seen: stable under concurrent inserts and as cheap on page 1,000 as on page 1."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from django.db.models import QuerySet
+from rest_framework import serializers
+
+from payments.api.parsing import parse_query
+from payments.errors import FieldError, InvalidInput
+
+MAX_LIMIT = 100
+DEFAULT_LIMIT = 20
+
+
+class PageQuery(serializers.Serializer):
+    limit = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT, required=False, default=DEFAULT_LIMIT)
+    cursor = serializers.CharField(required=False, allow_blank=False)
+
+
+def encode_cursor(key: uuid.UUID) -> str:
+    return base64.urlsafe_b64encode(key.bytes).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> uuid.UUID:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        return uuid.UUID(bytes=raw)
+    except (binascii.Error, ValueError):
+        raise InvalidInput(
+            errors=[FieldError("cursor", "Unknown cursor; pass nextCursor from the previous page", {})]
+        ) from None
+
+
+def paginate(
+    queryset: QuerySet, params: Mapping[str, Any], render: Callable[[Any], dict], *, count: bool = True
+) -> dict[str, Any]:
+    page = parse_query(PageQuery, {k: params[k] for k in ("limit", "cursor") if k in params})
+    limit = page["limit"]
+    rows = queryset.order_by("-pk")
+    if "cursor" in page:
+        rows = rows.filter(pk__lt=decode_cursor(page["cursor"]))
+    items = list(rows[: limit + 1])
+    has_more = len(items) > limit
+    items = items[:limit]
+    body: dict[str, Any] = {"data": [render(item) for item in items], "hasMore": has_more}
+    if has_more:
+        body["nextCursor"] = encode_cursor(items[-1].pk)
+    if count:
+        body["totalCount"] = queryset.count()
+    return body

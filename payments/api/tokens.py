@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from payments import ids
+from payments.api.fields import PublicIdField, UtcDateTimeField
+from payments.api.pagination import paginate
+from payments.api.parsing import ApiSerializer, parse_body, parse_query
+from payments.models import ApiToken
+from payments.platforms import token_create, token_delete, token_get
+
+
+class ApiTokenCreateSerializer(ApiSerializer):
+    name = serializers.CharField(min_length=1, max_length=200)
+    permissions = serializers.ListField(
+        child=serializers.ChoiceField(choices=ApiToken.Permission.choices), min_length=1
+    )
+
+
+class ApiTokenSerializer(serializers.Serializer):
+    id = PublicIdField("Token")
+    name = serializers.CharField()
+    permissions = serializers.ListField(child=serializers.CharField())
+    clientId = serializers.CharField(source="client_id")
+    createdAt = UtcDateTimeField(source="created_at")
+    updatedAt = UtcDateTimeField(source="updated_at")
+
+
+class ApiTokenCreatedSerializer(ApiTokenSerializer):
+    clientSecret = serializers.CharField()
+
+
+class TokenListQuerySerializer(serializers.Serializer):
+    name = serializers.CharField(required=False)
+    createdAfter = serializers.DateTimeField(required=False)
+    createdBefore = serializers.DateTimeField(required=False)
+    updatedAfter = serializers.DateTimeField(required=False)
+    updatedBefore = serializers.DateTimeField(required=False)
+
+
+class TokenListResponseSerializer(serializers.Serializer):
+    data = ApiTokenSerializer(many=True)
+    hasMore = serializers.BooleanField()
+    nextCursor = serializers.CharField(required=False)
+    totalCount = serializers.IntegerField()
+
+
+_TOKEN_FILTERS = {
+    "name": "name",
+    "createdAfter": "created_at__gte",
+    "createdBefore": "created_at__lte",
+    "updatedAfter": "updated_at__gte",
+    "updatedBefore": "updated_at__lte",
+}
+
+_PAGE_PARAMS = [
+    OpenApiParameter("limit", int, description="Maximum number of results (default 20, max 100)"),
+    OpenApiParameter("cursor", str, description="nextCursor of the previous page"),
+]
+
+
+class TokenListCreateApi(APIView):
+    @extend_schema(
+        operation_id="createToken",
+        request=ApiTokenCreateSerializer,
+        responses={201: ApiTokenCreatedSerializer},
+        tags=["API Tokens"],
+    )
+    def post(self, request: Request) -> Response:
+        data = parse_body(ApiTokenCreateSerializer, request.data)
+        token, secret = token_create(
+            platform=request.auth.platform, name=data["name"], permissions=data["permissions"]
+        )
+        return Response({**ApiTokenSerializer(token).data, "clientSecret": secret}, status=201)
+
+    @extend_schema(
+        operation_id="listTokens",
+        parameters=[TokenListQuerySerializer, *_PAGE_PARAMS],
+        responses=TokenListResponseSerializer,
+        tags=["API Tokens"],
+    )
+    def get(self, request: Request) -> Response:
+        query = parse_query(
+            TokenListQuerySerializer, {k: v for k, v in request.query_params.items() if k in _TOKEN_FILTERS}
+        )
+        tokens = ApiToken.objects.for_platform(request.auth.platform).filter(
+            **{_TOKEN_FILTERS[k]: v for k, v in query.items()}
+        )
+        return Response(paginate(tokens, request.query_params, lambda t: ApiTokenSerializer(t).data))
+
+
+class TokenDetailApi(APIView):
+    @extend_schema(operation_id="getTokenById", responses=ApiTokenSerializer, tags=["API Tokens"])
+    def get(self, request: Request, token_id: str) -> Response:
+        token = token_get(platform=request.auth.platform, token_id=ids.parse("Token", token_id))
+        return Response(ApiTokenSerializer(token).data)
+
+    @extend_schema(operation_id="deleteTokenById", responses={204: None}, tags=["API Tokens"])
+    def delete(self, request: Request, token_id: str) -> Response:
+        token_delete(platform=request.auth.platform, token_id=ids.parse("Token", token_id))
+        return Response(status=204)

@@ -1,0 +1,156 @@
+"""The service's typed errors. Each carries its HTTP status and spec code; one handler renders them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One invalid field: a dot path, a human message and a machine-readable constraint."""
+
+    field: str
+    message: str
+    constraint: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"field": self.field, "message": self.message}
+        if self.constraint:
+            out["constraint"] = self.constraint
+        return out
+
+
+class ServiceError(Exception):
+    status: int = 500
+    code: str = "INTERNAL_ERROR"
+    message: str = "Internal error"
+
+    def __init__(self, message: str | None = None, *, code: str | None = None, **details: Any) -> None:
+        self.message = message or type(self).message
+        if code:
+            self.code = code
+        self.details = details
+        super().__init__(self.message)
+
+    def body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"status": self.status, "code": self.code, "message": self.message}
+        if self.details:
+            body["details"] = self.details
+        return body
+
+    def headers(self) -> dict[str, str]:
+        return {}
+
+
+class InvalidInput(ServiceError):
+    status = 400
+    code = "INVALID_INPUT"
+    message = "Invalid input"
+
+    def __init__(self, message: str | None = None, *, errors: list[FieldError] | None = None, **details):
+        if errors:
+            details["errors"] = [e.as_dict() for e in errors]
+            if message is None:
+                message = (
+                    f"{errors[0].field}: {errors[0].message}"
+                    if len(errors) == 1
+                    else f"{len(errors)} fields are invalid; see details.errors"
+                )
+        super().__init__(message, **details)
+
+
+class BadRequest(ServiceError):
+    """A 400 with a specific spec code (e.g. PASSKEY_CREDENTIAL_ALREADY_EXISTS)."""
+
+    status = 400
+    code = "INVALID_INPUT"
+
+
+class Unauthorized(ServiceError):
+    status = 401
+    code = "UNAUTHORIZED"
+    message = "Missing or invalid API credentials"
+
+    def headers(self) -> dict[str, str]:
+        if self.code == "UNAUTHORIZED":
+            return {"WWW-Authenticate": 'Basic realm="api"'}
+        return {}
+
+
+class Forbidden(ServiceError):
+    status = 403
+    code = "FORBIDDEN"
+    message = "This API token does not have the permission needed for this operation"
+
+
+# The spec names a 404 code per resource; anything not listed answers NOT_FOUND.
+NOT_FOUND_CODES = {
+    "Customer": "USER_NOT_FOUND",
+    "Quote": "QUOTE_NOT_FOUND",
+    "Transaction": "TRANSACTION_NOT_FOUND",
+    "Token": "TOKEN_NOT_FOUND",
+    "Invitation": "INVITATION_NOT_FOUND",
+    "BulkUploadJob": "BULK_UPLOAD_JOB_NOT_FOUND",
+    "Lookup": "LOOKUP_REQUEST_NOT_FOUND",
+}
+
+
+class ResourceNotFound(ServiceError):
+    status = 404
+    code = "NOT_FOUND"
+
+    def __init__(self, kind: str, message: str | None = None) -> None:
+        super().__init__(message or f"{kind} not found", code=NOT_FOUND_CODES.get(kind, "NOT_FOUND"))
+        self.kind = kind
+
+
+class MethodNotAllowed(ServiceError):
+    status = 405
+    code = "METHOD_NOT_ALLOWED"
+
+
+class NotAcceptable(ServiceError):
+    status = 406
+    code = "NOT_ACCEPTABLE"
+    message = "Only application/json responses are available"
+
+
+class Conflict(ServiceError):
+    status = 409
+    code = "CONFLICT"
+
+
+class PayloadTooLarge(ServiceError):
+    status = 413
+    code = "PAYLOAD_TOO_LARGE"
+    message = "Request body is too large"
+
+
+class UnsupportedMediaType(ServiceError):
+    status = 415
+    code = "UNSUPPORTED_MEDIA_TYPE"
+
+
+class Locked(ServiceError):
+    status = 423
+    code = "ACCOUNT_LOCKED"
+
+
+class RateLimited(ServiceError):
+    status = 429
+    code = "RATE_LIMITED"
+    message = "Too many requests"
+
+    def __init__(self, message: str | None = None, *, retry_after: int, code: str | None = None, **details):
+        self.retry_after = max(1, int(retry_after))
+        super().__init__(message, code=code, retryAfterSeconds=self.retry_after, **details)
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after)}
+
+
+class NotImplementedByService(ServiceError):
+    status = 501
+    code = "NOT_IMPLEMENTED"
+    message = "Not supported"

@@ -1,0 +1,132 @@
+"""`make run`: first-run set-up, then the web server and a Celery worker with its scheduler, in the
+foreground. Ctrl-C (or SIGTERM) stops all of them."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from payments.platforms import platform_create
+
+
+def _first_run_credentials() -> dict:
+    """Created once; kept in the data directory so later runs can print them again (sandbox only)."""
+    path = settings.DATA_DIR / "sandbox-credentials.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    platform, token, secret = platform_create(name="Sandbox platform")
+    password = secrets.token_urlsafe(12)
+    user_model = get_user_model()
+    if not user_model.objects.filter(username="admin").exists():
+        user_model.objects.create_superuser("admin", "admin@localhost", password)
+    creds = {
+        "platformId": platform.public_id,
+        "clientId": token.client_id,
+        "clientSecret": secret,
+        "adminUser": "admin",
+        "adminPassword": password,
+    }
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        json.dump(creds, fh, indent=2)
+    return creds
+
+
+class Command(BaseCommand):
+    help = "Run the whole system: migrations, first-run platform, web server and Celery worker with beat."
+
+    def handle(self, *args, **options) -> None:
+        if settings.PRODUCTION:
+            raise CommandError(
+                "runsystem is the sandbox development runner; deploy gunicorn and celery directly"
+            )
+        host = os.environ.get("HOST", "127.0.0.1")
+        port = os.environ.get("PORT", "8000")
+        call_command("migrate", interactive=False, verbosity=0)
+        creds = _first_run_credentials()
+        base = f"http://{host}:{port}"
+        api = f"{base}/{settings.API_PREFIX.rstrip('/')}"
+        self.stdout.write(
+            "\n".join(
+                [
+                    "",
+                    f"  Service API     {api}",
+                    f"  API docs        {api}/docs/",
+                    f"  Admin           {base}/admin/   (user {creds['adminUser']}, password {creds['adminPassword']})",
+                    f"  Portal          {base}/",
+                    f"  Client id       {creds['clientId']}",
+                    f"  Client secret   {creds['clientSecret']}",
+                    "",
+                    f"  Try: curl -u {creds['clientId']}:{creds['clientSecret']} {api}/config",
+                    "",
+                ]
+            )
+        )
+        self.stdout.flush()
+        bin_dir = os.path.dirname(sys.executable)
+        # Fixed argument lists built from our own virtualenv's executables.
+        processes = [
+            subprocess.Popen(  # noqa: S603
+                [
+                    os.path.join(bin_dir, "gunicorn"),
+                    "project.wsgi:application",
+                    "--bind",
+                    f"{host}:{port}",
+                    "--workers",
+                    os.environ.get("WEB_WORKERS", "2"),
+                    "--threads",
+                    "4",
+                    "--worker-class",
+                    "gthread",
+                    "--access-logfile",
+                    "-",
+                ]
+            ),
+            subprocess.Popen(  # noqa: S603
+                [
+                    os.path.join(bin_dir, "celery"),
+                    "-A",
+                    "project",
+                    "worker",
+                    "--beat",
+                    "--loglevel",
+                    "INFO",
+                    "--concurrency",
+                    os.environ.get("CELERY_CONCURRENCY", "2"),
+                ]
+            ),
+        ]
+        stopping = False
+
+        def stop(*_args) -> None:
+            nonlocal stopping
+            stopping = True
+
+        signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGTERM, stop)
+        try:
+            while not stopping and all(p.poll() is None for p in processes):
+                time.sleep(0.3)
+        finally:
+            for p in processes:
+                if p.poll() is None:
+                    p.terminate()
+            deadline = time.monotonic() + 15
+            for p in processes:
+                try:
+                    p.wait(timeout=max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    p.kill()
+        failed = [p for p in processes if p.returncode not in (0, -signal.SIGTERM, None)]
+        if failed and not stopping:
+            raise CommandError("a child process exited unexpectedly; see its output above")

@@ -1,0 +1,3 @@
+from payments.models.platforms import ApiToken, FeeConfig, Platform
+
+__all__ = ["ApiToken", "FeeConfig", "Platform"]

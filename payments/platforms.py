@@ -1,0 +1,182 @@
+"""Platforms, their configuration and their API tokens."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+from typing import Any
+from urllib.parse import urlsplit
+from uuid import UUID
+
+from django.conf import settings
+from django.db import transaction
+from django.utils.crypto import salted_hmac
+
+from payments import clock, currencies
+from payments.errors import BadRequest, FieldError, InvalidInput, NotImplementedByService, ResourceNotFound
+from payments.models import ApiToken, FeeConfig, Platform
+
+ALL_PERMISSIONS = [p.value for p in ApiToken.Permission]
+
+DEFAULT_SUPPORTED_CURRENCIES = [
+    {
+        "currencyCode": code,
+        "minAmount": 1,
+        "maxAmount": 100_000_000_000,
+        "enabledTransactionTypes": ["OUTGOING", "INCOMING"],
+    }
+    for code in ("USD", "EUR", "GBP", "MXN", "BRL", "INR", "USDC", "BTC")
+]
+
+
+def _secret_digest(secret: str) -> str:
+    return salted_hmac("payments.api-token", secret, algorithm="sha256").hexdigest()
+
+
+@transaction.atomic
+def platform_create(*, name: str) -> tuple[Platform, ApiToken, str]:
+    """A new sandbox platform with one token holding every permission. The secret is returned once."""
+    platform = Platform.objects.create(name=name, supported_currencies=DEFAULT_SUPPORTED_CURRENCIES)
+    token, secret = token_create(platform=platform, name="Default token", permissions=ALL_PERMISSIONS)
+    return platform, token, secret
+
+
+def token_create(*, platform: Platform, name: str, permissions: list[str]) -> tuple[ApiToken, str]:
+    secret = secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        platform=platform,
+        name=name,
+        permissions=sorted(set(permissions), key=ALL_PERMISSIONS.index),
+        client_id=secrets.token_hex(16),
+        secret_digest=_secret_digest(secret),
+    )
+    return token, secret
+
+
+_DUMMY_DIGEST = "0" * 64
+
+
+def token_authenticate(*, client_id: str, secret: str) -> ApiToken | None:
+    token = ApiToken.objects.select_related("platform").filter(client_id=client_id[:32]).first()
+    expected = token.secret_digest if token else _DUMMY_DIGEST
+    matches = hmac.compare_digest(_secret_digest(secret), expected)
+    return token if token is not None and matches else None
+
+
+def token_get(*, platform: Platform, token_id: UUID) -> ApiToken:
+    token = ApiToken.objects.for_platform(platform).filter(pk=token_id).first()
+    if token is None:
+        raise ResourceNotFound("Token")
+    return token
+
+
+@transaction.atomic
+def token_delete(*, platform: Platform, token_id: UUID) -> None:
+    tokens = list(ApiToken.objects.for_platform(platform).select_for_update().order_by("id"))
+    token = next((t for t in tokens if t.pk == token_id), None)
+    if token is None:
+        raise ResourceNotFound("Token")
+    if len(tokens) == 1:
+        raise BadRequest("A platform must keep at least one API token; create another one first")
+    token.delete()
+
+
+def webhook_endpoint_errors(url: str) -> list[str]:
+    """Production endpoints must be https and must not point into private or loopback networks."""
+    if url == "":
+        return []
+    parts = urlsplit(url)
+    problems = []
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return ["must be an absolute http(s) URL"]
+    if settings.PRODUCTION:
+        if parts.scheme != "https":
+            problems.append("must use https in production mode")
+        host = parts.hostname
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            address = None
+        if (
+            host == "localhost"
+            or host.endswith(".localhost")
+            or (address is not None and (address.is_private or address.is_loopback or address.is_link_local))
+        ):
+            problems.append("must not point at a private or loopback address in production mode")
+    return problems
+
+
+def _supported_currency_errors(items: list[dict[str, Any]]) -> list[FieldError]:
+    problems = []
+    seen = set()
+    for i, item in enumerate(items):
+        code = item["currencyCode"]
+        path = f"supportedCurrencies[{i}]"
+        if currencies.get(code) is None:
+            problems.append(
+                FieldError(
+                    f"{path}.currencyCode",
+                    f"Unknown currency {code!r}",
+                    {"enum": list(currencies.CURRENCIES)},
+                )
+            )
+        if code in seen:
+            problems.append(FieldError(f"{path}.currencyCode", f"{code} is listed twice", {}))
+        seen.add(code)
+        low, high = item.get("minAmount"), item.get("maxAmount")
+        if low is not None and high is not None and low > high:
+            problems.append(FieldError(f"{path}.minAmount", "minAmount must not exceed maxAmount", {}))
+    return problems
+
+
+@transaction.atomic
+def config_update(*, platform_id: UUID, changes: dict[str, Any]) -> Platform:
+    """Apply a `PATCH /config`: plain fields replace, nested configs merge, fee configs upsert by key."""
+    platform = Platform.objects.select_for_update().get(pk=platform_id)
+    problems: list[FieldError] = []
+    if "webhook_endpoint" in changes:
+        for msg in webhook_endpoint_errors(changes["webhook_endpoint"]):
+            problems.append(FieldError("webhookEndpoint", f"Webhook endpoint {msg}", {"format": "uri"}))
+    if "supported_currencies" in changes:
+        problems += _supported_currency_errors(changes["supported_currencies"])
+    fee_configs = changes.get("fee_configs", [])
+    for i, fee in enumerate(fee_configs):
+        if fee["fixedFee"]["currency"] != fee["sourceCurrency"]:
+            problems.append(
+                FieldError(
+                    f"feeConfigs[{i}].fixedFee.currency",
+                    "The fixed fee must be in the source currency",
+                    {"enum": [fee["sourceCurrency"]]},
+                )
+            )
+    if problems:
+        raise InvalidInput(errors=problems)
+    unsupported = sorted({f["sourceCurrency"] for f in fee_configs} - {"USD"})
+    if unsupported:
+        raise NotImplementedByService(
+            f"Platform fees are supported for USD source currency only, not {', '.join(unsupported)}"
+        )
+
+    for name in ("uma_domain", "proxy_uma_subdomain", "webhook_endpoint", "supported_currencies"):
+        if name in changes:
+            setattr(platform, name, changes[name])
+    for name in ("embedded_wallet_config", "card_tokenization_2fa_config"):
+        if name in changes:
+            setattr(platform, name, {**(getattr(platform, name) or {}), **changes[name]})
+    for fee in fee_configs:
+        key = {"platform": platform, "fee_type": fee["feeType"], "source_currency": fee["sourceCurrency"]}
+        if fee["variableFeeBps"] == 0 and fee["fixedFee"]["amount"] == 0:
+            FeeConfig.objects.filter(**key).delete()
+        else:
+            FeeConfig.objects.update_or_create(
+                **key,
+                defaults={
+                    "variable_fee_bps": fee["variableFeeBps"],
+                    "fixed_fee_amount": fee["fixedFee"]["amount"],
+                    "fixed_fee_currency": fee["fixedFee"]["currency"],
+                },
+            )
+    platform.updated_at = clock.now()
+    platform.save()
+    return platform

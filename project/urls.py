@@ -1,0 +1,52 @@
+from django.conf import settings
+from django.contrib import admin
+from django.http import HttpRequest, HttpResponse
+from django.urls import include, path, re_path
+from django.views.defaults import page_not_found, server_error
+from django.views.generic import TemplateView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from payments.api.errors import api_not_found, error_response
+from payments.errors import ServiceError
+
+api_patterns = [
+    path("", include("payments.api.urls")),
+    path(
+        "openapi.yaml",
+        SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]),
+        name="openapi",
+    ),
+    path(
+        "docs/",
+        SpectacularSwaggerView.as_view(
+            url_name="api:openapi", authentication_classes=[], permission_classes=[]
+        ),
+        name="docs",
+    ),
+    re_path(r"^.*$", api_not_found),
+]
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path(settings.API_PREFIX, include((api_patterns, "api"))),
+    path("", TemplateView.as_view(template_name="home.html"), name="home"),
+]
+
+if "project.bench" in settings.INSTALLED_APPS:
+    urlpatterns.insert(0, path("bench/", include("project.bench.urls")))
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/" + settings.API_PREFIX)
+
+
+def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return api_not_found(request)
+    return page_not_found(request, exception)
+
+
+def handler500(request: HttpRequest) -> HttpResponse:
+    if _is_api(request):
+        return error_response(ServiceError())
+    return server_error(request)

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import base64
+
+import pytest
+from rest_framework.test import APIClient
+
+from payments import clock
+from tests import factories
+
+API = "/api/2025-10-13"
+
+
+@pytest.fixture(autouse=True)
+def _reset_clock():
+    clock.reset()
+    yield
+    clock.reset()
+
+
+def basic(client_id: str, secret: str) -> str:
+    return "Basic " + base64.b64encode(f"{client_id}:{secret}".encode()).decode()
+
+
+class Api:
+    """An API client bound to one platform's token, with paths relative to the API base."""
+
+    def __init__(self, platform, token, secret):
+        self.platform, self.token, self.secret = platform, token, secret
+        self.client = APIClient()
+        self.client.credentials(HTTP_AUTHORIZATION=basic(token.client_id, secret))
+
+    def __getattr__(self, method):
+        if method not in ("get", "post", "patch", "put", "delete"):
+            raise AttributeError(method)
+
+        def call(path, data=None, **kwargs):
+            if data is not None and method != "get":
+                kwargs.setdefault("format", "json")
+            return getattr(self.client, method)(API + path, data, **kwargs)
+
+        return call
+
+
+@pytest.fixture
+def api(db) -> Api:
+    return Api(*factories.platform_with_token())
+
+
+@pytest.fixture
+def other_api(db) -> Api:
+    return Api(*factories.platform_with_token(name="Other platform"))

@@ -1,0 +1,107 @@
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+USD_FEE = {
+    "feeType": "CROSS_CURRENCY_TRANSACTION",
+    "sourceCurrency": "USD",
+    "variableFeeBps": 25,
+    "fixedFee": {"amount": 30, "currency": "USD"},
+}
+
+
+def test_get_config_shape(api):
+    body = api.get("/config").json()
+    assert body["id"] == api.platform.public_id
+    assert set(body) >= {
+        "id",
+        "umaDomain",
+        "webhookEndpoint",
+        "supportedCurrencies",
+        "isRegulatedFinancialInstitution",
+        "feeConfigs",
+        "createdAt",
+        "updatedAt",
+    }
+    assert body["createdAt"].endswith("Z")
+    assert "embeddedWalletConfig" not in body
+
+
+def test_patch_changes_only_the_given_fields(api):
+    before = api.get("/config").json()
+    body = api.patch("/config", {"umaDomain": "pay.example.com"}).json()
+    assert body["umaDomain"] == "pay.example.com"
+    assert body["supportedCurrencies"] == before["supportedCurrencies"]
+    assert api.get("/config").json()["umaDomain"] == "pay.example.com"
+
+
+def test_embedded_wallet_config_merges(api):
+    api.patch("/config", {"embeddedWalletConfig": {"appName": "Acme", "otpLength": 8}})
+    body = api.patch("/config", {"embeddedWalletConfig": {"otpLength": 6}}).json()
+    assert body["embeddedWalletConfig"] == {"appName": "Acme", "otpLength": 6}
+
+
+def test_fee_configs_upsert_by_key_and_zero_deactivates(api):
+    assert api.patch("/config", {"feeConfigs": [USD_FEE]}).json()["feeConfigs"] == [USD_FEE]
+    changed = {**USD_FEE, "variableFeeBps": 40}
+    assert api.patch("/config", {"feeConfigs": [changed]}).json()["feeConfigs"] == [changed]
+    off = {**USD_FEE, "variableFeeBps": 0, "fixedFee": {"amount": 0, "currency": "USD"}}
+    assert api.patch("/config", {"feeConfigs": [off]}).json()["feeConfigs"] == []
+
+
+def test_fee_config_for_non_usd_source_is_not_implemented(api):
+    eur = {**USD_FEE, "sourceCurrency": "EUR", "fixedFee": {"amount": 1, "currency": "EUR"}}
+    response = api.patch("/config", {"feeConfigs": [eur]})
+    assert response.status_code == 501
+    assert response.json()["code"] == "NOT_IMPLEMENTED"
+    assert api.get("/config").json()["feeConfigs"] == []
+
+
+def test_fee_config_bounds_and_currency(api):
+    bad = {**USD_FEE, "variableFeeBps": 10_001, "fixedFee": {"amount": -1, "currency": "USD"}}
+    errors = api.patch("/config", {"feeConfigs": [bad]}).json()["details"]["errors"]
+    assert {e["field"] for e in errors} == {"feeConfigs[0].variableFeeBps", "feeConfigs[0].fixedFee.amount"}
+    mismatch = {**USD_FEE, "fixedFee": {"amount": 1, "currency": "EUR"}}
+    errors = api.patch("/config", {"feeConfigs": [mismatch]}).json()["details"]["errors"]
+    assert [e["field"] for e in errors] == ["feeConfigs[0].fixedFee.currency"]
+
+
+def test_supported_currencies_are_checked(api):
+    response = api.patch(
+        "/config",
+        {
+            "supportedCurrencies": [
+                {"currencyCode": "XYZ"},
+                {"currencyCode": "USD", "minAmount": 5, "maxAmount": 1},
+            ]
+        },
+    )
+    assert response.status_code == 400
+    fields = {e["field"] for e in response.json()["details"]["errors"]}
+    assert fields == {"supportedCurrencies[0].currencyCode", "supportedCurrencies[1].minAmount"}
+
+
+def test_bad_patch_leaves_config_untouched(api):
+    before = api.get("/config").json()
+    api.patch("/config", {"umaDomain": "new.example", "supportedCurrencies": [{"currencyCode": "XYZ"}]})
+    assert api.get("/config").json() == before
+
+
+def test_webhook_endpoint_in_sandbox_may_be_http(api):
+    body = api.patch("/config", {"webhookEndpoint": "http://127.0.0.1:9000/hook"}).json()
+    assert body["webhookEndpoint"] == "http://127.0.0.1:9000/hook"
+
+
+@pytest.mark.parametrize(
+    "url", ["http://hooks.example.com/x", "https://127.0.0.1/x", "https://10.1.2.3/x", "https://localhost/x"]
+)
+def test_webhook_endpoint_in_production_must_be_public_https(api, settings, url):
+    settings.PRODUCTION = True
+    response = api.patch("/config", {"webhookEndpoint": url})
+    assert response.status_code == 400
+    assert response.json()["details"]["errors"][0]["field"] == "webhookEndpoint"
+    assert api.patch("/config", {"webhookEndpoint": "https://hooks.example.com/x"}).status_code == 200
+
+
+def test_webhook_endpoint_must_be_a_url(api):
+    assert api.patch("/config", {"webhookEndpoint": "not a url"}).status_code == 400

@@ -1,0 +1,94 @@
+import pytest
+from django.test import override_settings
+
+pytestmark = pytest.mark.django_db
+
+
+def _assert_error_shape(response, status, code):
+    assert response.status_code == status, response.content
+    assert response["Content-Type"].startswith("application/json")
+    body = response.json()
+    assert body["status"] == status
+    assert body["code"] == code
+    assert isinstance(body["message"], str) and body["message"]
+    return body
+
+
+def test_malformed_json_answers_400(api):
+    response = api.client.patch("/api/2025-10-13/config", "{not json", content_type="application/json")
+    _assert_error_shape(response, 400, "INVALID_INPUT")
+
+
+def test_wrong_content_type_answers_415(api):
+    response = api.client.patch("/api/2025-10-13/config", "umaDomain=x", content_type="text/plain")
+    _assert_error_shape(response, 415, "UNSUPPORTED_MEDIA_TYPE")
+
+
+def test_three_invalid_fields_are_all_listed(api):
+    response = api.patch(
+        "/config",
+        {
+            "umaDomain": 42,
+            "embeddedWalletConfig": {"otpLength": 99},
+            "feeConfigs": [
+                {
+                    "feeType": "NOPE",
+                    "sourceCurrency": "USD",
+                    "variableFeeBps": 1,
+                    "fixedFee": {"amount": 0, "currency": "USD"},
+                }
+            ],
+        },
+    )
+    body = _assert_error_shape(response, 400, "INVALID_INPUT")
+    errors = {e["field"]: e for e in body["details"]["errors"]}
+    assert set(errors) == {"umaDomain", "embeddedWalletConfig.otpLength", "feeConfigs[0].feeType"}
+    assert errors["umaDomain"]["constraint"]["type"] == "string"
+    assert errors["embeddedWalletConfig.otpLength"]["constraint"]["maximum"] == 12
+    assert errors["feeConfigs[0].feeType"]["constraint"]["enum"] == ["CROSS_CURRENCY_TRANSACTION"]
+
+
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"embeddedWalletConfig": {"otpLength": "6"}}, "embeddedWalletConfig.otpLength"),
+        ({"embeddedWalletConfig": {"alphanumeric": "yes"}}, "embeddedWalletConfig.alphanumeric"),
+        ({"supportedCurrencies": {"currencyCode": "USD"}}, "supportedCurrencies"),
+        ({"embeddedWalletConfig": "x"}, "embeddedWalletConfig"),
+    ],
+)
+def test_wrong_json_types_are_refused_not_coerced(api, body, field):
+    response = api.patch("/config", body)
+    errors = _assert_error_shape(response, 400, "INVALID_INPUT")["details"]["errors"]
+    assert [e["field"] for e in errors] == [field]
+
+
+def test_a_json_array_body_is_refused(api):
+    response = api.patch("/config", [1, 2])
+    _assert_error_shape(response, 400, "INVALID_INPUT")
+
+
+def test_unknown_route_answers_json_404(api):
+    _assert_error_shape(api.get("/no-such-thing"), 404, "NOT_FOUND")
+    _assert_error_shape(api.client.get("/api/2025-10-13/no/such/thing/"), 404, "NOT_FOUND")
+
+
+def test_wrong_method_answers_json_405(api):
+    body = _assert_error_shape(api.delete("/config"), 405, "METHOD_NOT_ALLOWED")
+    assert "DELETE" in body["message"]
+
+
+def test_oversized_body_answers_413(api):
+    with override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=1000):
+        response = api.patch("/config", {"umaDomain": "x" * 5000})
+    _assert_error_shape(response, 413, "PAYLOAD_TOO_LARGE")
+
+
+def test_unexpected_failure_answers_json_500_without_internals(api, monkeypatch):
+    def boom(**kwargs):
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr("payments.api.config.config_update", boom)
+    api.client.raise_request_exception = False
+    body = _assert_error_shape(api.patch("/config", {"umaDomain": "x.example"}), 500, "INTERNAL_ERROR")
+    assert "secret internals" not in str(body)
