@@ -1,0 +1,111 @@
+"""P-256 key helpers: strict hex parsing, SEC1 encodings and point comparison."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from .errors import InvalidKey
+
+CURVE = ec.SECP256R1()
+PRIVATE_KEY_SIZE = 32
+COMPRESSED_SIZE = 33
+UNCOMPRESSED_SIZE = 65
+
+# bytes.fromhex() tolerates whitespace, so the alphabet is checked separately.
+_HEX = re.compile(r"(?:[0-9a-fA-F]{2})*")
+
+PublicKeyLike = ec.EllipticCurvePublicKey | ec.EllipticCurvePrivateKey
+
+
+def hex_to_bytes(value: str) -> bytes:
+    """Decode hex (either case, even length, nothing else); ValueError otherwise."""
+    if not isinstance(value, str) or not _HEX.fullmatch(value):
+        raise ValueError("not an even-length hex string")
+    return bytes.fromhex(value)
+
+
+@lru_cache(maxsize=4096)
+def _public_key_from_sec1(data: bytes) -> ec.EllipticCurvePublicKey:
+    # Cached because decompressing a point costs about half an ECDSA verify; key objects
+    # are immutable, so sharing them is safe. Failures are not cached (they raise).
+    return ec.EllipticCurvePublicKey.from_encoded_point(CURVE, data)
+
+
+def public_key_from_bytes(data: bytes) -> ec.EllipticCurvePublicKey:
+    """Parse a SEC1 point: compressed (33 bytes) or uncompressed (65 bytes), on the curve."""
+    prefix_ok = (len(data) == COMPRESSED_SIZE and data[:1] in (b"\x02", b"\x03")) or (
+        len(data) == UNCOMPRESSED_SIZE and data[:1] == b"\x04"
+    )
+    if not prefix_ok:
+        raise InvalidKey("public key must be a 33-byte compressed or 65-byte uncompressed SEC1 point")
+    try:
+        return _public_key_from_sec1(bytes(data))
+    except ValueError as exc:
+        raise InvalidKey("public key is not a point on P-256") from exc
+
+
+def public_key_from_hex(value: str) -> ec.EllipticCurvePublicKey:
+    """Parse a public key from 66 or 130 hex characters."""
+    try:
+        data = hex_to_bytes(value)
+    except ValueError as exc:
+        raise InvalidKey("public key is not hex") from exc
+    return public_key_from_bytes(data)
+
+
+def public_key_bytes(key: PublicKeyLike, *, compressed: bool = True) -> bytes:
+    if isinstance(key, ec.EllipticCurvePrivateKey):
+        key = key.public_key()
+    fmt = PublicFormat.CompressedPoint if compressed else PublicFormat.UncompressedPoint
+    return key.public_bytes(Encoding.X962, fmt)
+
+
+def public_key_hex(key: PublicKeyLike, *, compressed: bool = True) -> str:
+    """Lowercase SEC1 hex: 66 characters compressed, 130 uncompressed."""
+    return public_key_bytes(key, compressed=compressed).hex()
+
+
+def same_point(a: ec.EllipticCurvePublicKey | str, b: ec.EllipticCurvePublicKey | str) -> bool:
+    """True when both keys are the same point, whatever their SEC1 encoding.
+
+    Hex strings are parsed (InvalidKey if they are not points).
+    """
+    key_a = public_key_from_hex(a) if isinstance(a, str) else a
+    key_b = public_key_from_hex(b) if isinstance(b, str) else b
+    return public_key_bytes(key_a) == public_key_bytes(key_b)
+
+
+def private_key_from_bytes(data: bytes) -> ec.EllipticCurvePrivateKey:
+    """Load a 32-byte big-endian scalar (leading zero bytes included)."""
+    if len(data) != PRIVATE_KEY_SIZE:
+        raise InvalidKey("private key must be exactly 32 bytes")
+    try:
+        return ec.derive_private_key(int.from_bytes(data, "big"), CURVE)
+    except ValueError as exc:
+        raise InvalidKey("private key is out of range for P-256") from exc
+
+
+def private_key_from_hex(value: str) -> ec.EllipticCurvePrivateKey:
+    """Load a private key from exactly 64 hex characters."""
+    try:
+        data = hex_to_bytes(value)
+    except ValueError as exc:
+        raise InvalidKey("private key is not hex") from exc
+    return private_key_from_bytes(data)
+
+
+def private_key_bytes(key: ec.EllipticCurvePrivateKey) -> bytes:
+    return key.private_numbers().private_value.to_bytes(PRIVATE_KEY_SIZE, "big")
+
+
+def private_key_hex(key: ec.EllipticCurvePrivateKey) -> str:
+    """Lowercase hex, always 64 characters."""
+    return private_key_bytes(key).hex()
+
+
+def private_key_generate() -> ec.EllipticCurvePrivateKey:
+    return ec.generate_private_key(CURVE)
