@@ -1,11 +1,6 @@
 from django.contrib import admin
 
-from payments.models import ApiToken, FeeConfig, Platform
-
-
-class FeeConfigInline(admin.TabularInline):
-    model = FeeConfig
-    extra = 0
+from payments.models import ApiToken, Platform
 
 
 class ApiTokenInline(admin.TabularInline):
@@ -25,7 +20,7 @@ class PlatformAdmin(admin.ModelAdmin):
     list_display = ("name", "uma_domain", "webhook_endpoint", "created_at")
     search_fields = ("name", "uma_domain")
     readonly_fields = ("id", "created_at", "updated_at")
-    inlines = [FeeConfigInline, ApiTokenInline]
+    inlines = [ApiTokenInline]
 
 
 @admin.register(ApiToken)

@@ -5,17 +5,18 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import secrets
+from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 from uuid import UUID
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connections, router, transaction
 from django.utils.crypto import salted_hmac
 
 from payments import clock, currencies
 from payments.errors import BadRequest, FieldError, InvalidInput, NotImplementedByService, ResourceNotFound
-from payments.models import ApiToken, FeeConfig, Platform
+from payments.models import ApiToken, Platform
 
 ALL_PERMISSIONS = [p.value for p in ApiToken.Permission]
 
@@ -58,10 +59,51 @@ _DUMMY_DIGEST = "0" * 64
 
 
 def token_authenticate(*, client_id: str, secret: str) -> ApiToken | None:
-    token = ApiToken.objects.select_related("platform").filter(client_id=client_id[:32]).first()
+    token = _token_with_platform(client_id[:32])
     expected = token.secret_digest if token else _DUMMY_DIGEST
     matches = hmac.compare_digest(_secret_digest(secret), expected)
     return token if token is not None and matches else None
+
+
+@cache
+def _token_lookup_plan(alias: str):
+    """The token+platform query compiled once per database: it runs on every API request, and compiling
+    it each time would cost more than the database round trip."""
+    queryset = ApiToken.objects.using(alias).select_related("platform").filter(client_id="?")[:1]
+    compiler = queryset.query.get_compiler(using=alias)
+    sql, params = compiler.as_sql()
+    assert list(params) == ["?"], params
+    columns = [expr for expr, _sql, _alias in compiler.select[: compiler.col_count]]
+
+    def model_slice(klass_info: dict) -> tuple[slice, list[str]]:
+        indexes = klass_info["select_fields"]
+        return slice(indexes[0], indexes[-1] + 1), [compiler.select[i][0].target.attname for i in indexes]
+
+    (platform_info,) = compiler.klass_info["related_klass_infos"]
+    return (
+        sql,
+        compiler,
+        compiler.get_converters(columns),
+        model_slice(compiler.klass_info),
+        model_slice(platform_info),
+    )
+
+
+def _token_with_platform(client_id: str) -> ApiToken | None:
+    alias = router.db_for_read(ApiToken)
+    sql, compiler, converters, (token_cols, token_names), (platform_cols, platform_names) = (
+        _token_lookup_plan(alias)
+    )
+    with connections[alias].cursor() as cursor:
+        cursor.execute(sql, [client_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    if converters:
+        row = next(iter(compiler.apply_converters([row], converters)))
+    token = ApiToken.from_db(alias, token_names, row[token_cols])
+    token.platform = Platform.from_db(alias, platform_names, row[platform_cols])
+    return token
 
 
 def token_get(*, platform: Platform, token_id: UUID) -> ApiToken:
@@ -130,6 +172,23 @@ def _supported_currency_errors(items: list[dict[str, Any]]) -> list[FieldError]:
     return problems
 
 
+def _fee_configs_merge(current: list[dict], changes: list[dict]) -> list[dict]:
+    """Upsert by (feeType, sourceCurrency); a change with both amounts 0 removes that fee."""
+    merged = {(f["feeType"], f["sourceCurrency"]): f for f in current}
+    for fee in changes:
+        key = (fee["feeType"], fee["sourceCurrency"])
+        if fee["variableFeeBps"] == 0 and fee["fixedFee"]["amount"] == 0:
+            merged.pop(key, None)
+        else:
+            merged[key] = {
+                "feeType": fee["feeType"],
+                "sourceCurrency": fee["sourceCurrency"],
+                "variableFeeBps": fee["variableFeeBps"],
+                "fixedFee": {"amount": fee["fixedFee"]["amount"], "currency": fee["fixedFee"]["currency"]},
+            }
+    return list(merged.values())
+
+
 @transaction.atomic
 def config_update(*, platform_id: UUID, changes: dict[str, Any]) -> Platform:
     """Apply a `PATCH /config`: plain fields replace, nested configs merge, fee configs upsert by key."""
@@ -164,19 +223,8 @@ def config_update(*, platform_id: UUID, changes: dict[str, Any]) -> Platform:
     for name in ("embedded_wallet_config", "card_tokenization_2fa_config"):
         if name in changes:
             setattr(platform, name, {**(getattr(platform, name) or {}), **changes[name]})
-    for fee in fee_configs:
-        key = {"platform": platform, "fee_type": fee["feeType"], "source_currency": fee["sourceCurrency"]}
-        if fee["variableFeeBps"] == 0 and fee["fixedFee"]["amount"] == 0:
-            FeeConfig.objects.filter(**key).delete()
-        else:
-            FeeConfig.objects.update_or_create(
-                **key,
-                defaults={
-                    "variable_fee_bps": fee["variableFeeBps"],
-                    "fixed_fee_amount": fee["fixedFee"]["amount"],
-                    "fixed_fee_currency": fee["fixedFee"]["currency"],
-                },
-            )
+    if fee_configs:
+        platform.fee_configs = _fee_configs_merge(platform.fee_configs, fee_configs)
     platform.updated_at = clock.now()
     platform.save()
     return platform

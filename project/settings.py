@@ -176,6 +176,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_in": str(_queue_dir),
         "data_folder_out": str(_queue_dir),
         "processed_folder": str(DATA_DIR / "celery-processed"),
+        "control_folder": str(DATA_DIR / "celery-control"),
         "store_processed": False,
     }
 CELERY_TASK_IGNORE_RESULT = True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import factory
 
-from payments.models import ApiToken, FeeConfig, Platform
+from payments.models import ApiToken, Platform
 from payments.platforms import ALL_PERMISSIONS, token_create
 
 
@@ -16,18 +16,6 @@ class PlatformFactory(factory.django.DjangoModelFactory):
     supported_currencies = factory.LazyFunction(
         lambda: [{"currencyCode": "USD", "minAmount": 1, "maxAmount": 10**11}]
     )
-
-
-class FeeConfigFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = FeeConfig
-
-    platform = factory.SubFactory(PlatformFactory)
-    fee_type = FeeConfig.FeeType.CROSS_CURRENCY_TRANSACTION
-    source_currency = "USD"
-    variable_fee_bps = 50
-    fixed_fee_amount = 10
-    fixed_fee_currency = "USD"
 
 
 def api_token(

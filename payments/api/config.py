@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -8,7 +8,6 @@ from rest_framework.views import APIView
 
 from payments.api.fields import PublicIdField, UtcDateTimeField
 from payments.api.parsing import ApiSerializer, parse_body
-from payments.models import FeeConfig
 from payments.platforms import config_update
 
 
@@ -18,7 +17,7 @@ class FixedFeeSerializer(ApiSerializer):
 
 
 class FeeConfigRequestSerializer(ApiSerializer):
-    feeType = serializers.ChoiceField(choices=FeeConfig.FeeType.choices)
+    feeType = serializers.ChoiceField(choices=["CROSS_CURRENCY_TRANSACTION"])
     sourceCurrency = serializers.CharField(min_length=3, max_length=8)
     variableFeeBps = serializers.IntegerField(min_value=0, max_value=10_000)
     fixedFee = FixedFeeSerializer()
@@ -72,14 +71,14 @@ class PlatformConfigUpdateSerializer(ApiSerializer):
     feeConfigs = FeeConfigRequestSerializer(many=True, required=False, source="fee_configs")
 
 
-class FeeConfigSerializer(serializers.Serializer):
-    feeType = serializers.CharField(source="fee_type")
-    sourceCurrency = serializers.CharField(source="source_currency")
-    variableFeeBps = serializers.IntegerField(source="variable_fee_bps")
-    fixedFee = serializers.SerializerMethodField()
+@extend_schema_field(PlatformCurrencyConfigSerializer(many=True))
+class CurrencyConfigListField(serializers.JSONField):
+    """Stored already validated in the wire shape, so rendered as is."""
 
-    def get_fixedFee(self, fee: FeeConfig) -> dict:
-        return {"amount": fee.fixed_fee_amount, "currency": fee.fixed_fee_currency}
+
+@extend_schema_field(FeeConfigRequestSerializer(many=True))
+class FeeConfigListField(serializers.JSONField):
+    """Stored already validated in the wire shape, so rendered as is."""
 
 
 class PlatformConfigSerializer(serializers.Serializer):
@@ -87,13 +86,13 @@ class PlatformConfigSerializer(serializers.Serializer):
     umaDomain = serializers.CharField(source="uma_domain")
     proxyUmaSubdomain = serializers.CharField(source="proxy_uma_subdomain")
     webhookEndpoint = serializers.CharField(source="webhook_endpoint")
-    supportedCurrencies = PlatformCurrencyConfigSerializer(many=True, source="supported_currencies")
+    supportedCurrencies = CurrencyConfigListField(source="supported_currencies")
     isRegulatedFinancialInstitution = serializers.BooleanField(source="is_regulated_financial_institution")
     embeddedWalletConfig = EmbeddedWalletConfigSerializer(source="embedded_wallet_config", required=False)
     cardTokenization2faConfig = CardTokenization2FAConfigSerializer(
         source="card_tokenization_2fa_config", required=False
     )
-    feeConfigs = FeeConfigSerializer(many=True, source="fee_configs.all")
+    feeConfigs = FeeConfigListField(source="fee_configs")
     createdAt = UtcDateTimeField(source="created_at")
     updatedAt = UtcDateTimeField(source="updated_at")
 

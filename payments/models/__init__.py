@@ -1,3 +1,3 @@
-from payments.models.platforms import ApiToken, FeeConfig, Platform
+from payments.models.platforms import ApiToken, Platform
 
-__all__ = ["ApiToken", "FeeConfig", "Platform"]
+__all__ = ["ApiToken", "Platform"]

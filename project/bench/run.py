@@ -1,0 +1,180 @@
+"""`make bench`: start gunicorn (DEBUG off) against PostgreSQL, load it with wrk from a second process on
+loopback, print requests/s, p50 and p99 per case and each case's ratio to its floor."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PORT = int(os.environ.get("BENCH_PORT", "8799"))
+DURATION = int(os.environ.get("BENCH_SECONDS", "8"))
+CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
+RESULTS = ROOT / "bench-results.json"
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/test")
+    env.update(BENCH_ENDPOINTS="1", DEBUG="0", DJANGO_SETTINGS_MODULE="project.settings", LOG_LEVEL="WARNING")
+    return env
+
+
+def _ensure_wrk() -> str:
+    found = shutil.which("wrk")
+    if found:
+        return found
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        print("installing wrk from Debian ...", flush=True)
+        subprocess.run(["apt-get", "update", "-qq"], check=True)
+        subprocess.run(
+            ["apt-get", "install", "-y", "-qq", "wrk"],
+            check=True,
+            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+        )
+        return shutil.which("wrk") or sys.exit("wrk did not install")
+    sys.exit("wrk is needed for the benchmarks (apt-get install wrk)")
+
+
+def _prepare_database() -> dict:
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from payments.platforms import platform_create
+    from project.bench.models import BenchAccount
+    from project.bench.views import ACCOUNTS
+
+    call_command("migrate", interactive=False, verbosity=0)
+    if BenchAccount.objects.count() < ACCOUNTS:
+        BenchAccount.objects.all().delete()
+        BenchAccount.objects.bulk_create([BenchAccount(id=i, balance=0) for i in range(1, ACCOUNTS + 1)])
+    _platform, token, secret = platform_create(name="Benchmark platform")
+    return {"clientId": token.client_id, "clientSecret": secret}
+
+
+def _wait_for_port(deadline: float) -> None:
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", PORT)) == 0:
+                return
+        time.sleep(0.2)
+    sys.exit("the benchmark server did not start")
+
+
+def _lua(load) -> str:
+    lines = [f'wrk.method = "{load.method}"']
+    if load.body is not None:
+        lines.append(f"wrk.body = {json.dumps(load.body)}")
+    for name, value in load.headers.items():
+        lines.append(f'wrk.headers["{name}"] = "{value}"')
+    return "\n".join(lines) + "\n"
+
+
+_UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}
+
+
+def _ms(text: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text).groups()
+    return float(number) * _UNITS[unit]
+
+
+def _wrk(wrk: str, load, seconds: int) -> dict:
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write(_lua(load))
+    try:
+        out = subprocess.run(
+            [
+                wrk,
+                "-t2",
+                f"-c{CONNECTIONS}",
+                f"-d{seconds}s",
+                "--latency",
+                "--timeout",
+                "5s",
+                "-s",
+                script.name,
+                f"http://127.0.0.1:{PORT}{load.path}",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    finally:
+        os.unlink(script.name)
+    if "Requests/sec" not in out or "50%" not in out:
+        sys.exit(f"could not read wrk's output for {load.path}:\n{out}")
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    p50 = _ms(re.search(r"^\s+50%\s+(\S+)", out, re.M).group(1))
+    p99 = _ms(re.search(r"^\s+99%\s+(\S+)", out, re.M).group(1))
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return {"rps": rps, "p50_ms": p50, "p99_ms": p99, "errors": int(non2xx.group(1)) if non2xx else 0}
+
+
+def main() -> None:
+    os.chdir(ROOT)
+    env = _environment()
+    os.environ.update(env)
+    sys.path.insert(0, str(ROOT))
+    wrk = _ensure_wrk()
+    creds = _prepare_database()
+    from project.bench.cases import CASES, FLOORS
+
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "project.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{PORT}",
+            "--workers",
+            "2",
+            "--worker-class",
+            "gthread",
+            "--threads",
+            "4",
+            "--log-level",
+            "warning",
+        ],
+        env=env,
+    )
+    results: dict[str, dict] = {}
+    try:
+        _wait_for_port(time.monotonic() + 30)
+        print(f"{'case':44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'ratio':>7} {'target':>7}", flush=True)
+        for case in FLOORS + CASES:
+            load = case.prepare(creds)
+            _wrk(wrk, load, 2)  # warm-up
+            result = _wrk(wrk, load, DURATION)
+            if case.floor:
+                result["floor"] = case.floor
+                result["ratio"] = round(result["rps"] / results[case.floor]["rps"], 3)
+                result["target"] = case.target
+            results[case.name] = result
+            ratio = f"{result['ratio']:.2f}" if "ratio" in result else ""
+            target = f">={case.target}" if case.target else ""
+            flag = f"  (non-2xx: {result['errors']})" if result["errors"] else ""
+            print(
+                f"{case.name:44} {result['rps']:9.0f} {result['p50_ms']:8.2f} {result['p99_ms']:8.2f} "
+                f"{ratio:>7} {target:>7}{flag}",
+                flush=True,
+            )
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    RESULTS.write_text(
+        json.dumps({"connections": CONNECTIONS, "seconds": DURATION, "results": results}, indent=2)
+    )
+    print(f"\nresults written to {RESULTS.name}")
+
+
+if __name__ == "__main__":
+    main()
