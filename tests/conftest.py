@@ -50,3 +50,16 @@ def api(db) -> Api:
 @pytest.fixture
 def other_api(db) -> Api:
     return Api(*factories.platform_with_token(name="Other platform"))
+
+
+pytest_plugins = ["tests.browser"]
+
+
+def pytest_collection_modifyitems(config, items):
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        skip = pytest.mark.skip(reason="needs PostgreSQL (set DATABASE_URL); row locks and concurrency")
+        for item in items:
+            if "postgres" in item.keywords:
+                item.add_marker(skip)
