@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -201,3 +202,29 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.server": {"level": "WARNING"}},
 }
+
+# WebAuthn
+WEBAUTHN_RP_ID = os.environ.get("WEBAUTHN_RP_ID", "localhost")
+WEBAUTHN_RP_NAME = os.environ.get("WEBAUTHN_RP_NAME", "Payments")
+WEBAUTHN_ALLOWED_ORIGINS = env_list(
+    "WEBAUTHN_ALLOWED_ORIGINS", default=["http://localhost:8000", "http://127.0.0.1:8000"]
+)
+
+# OIDC
+# Issuer URL -> {"jwks_uri": ...} or {"discovery": ".../.well-known/openid-configuration"}.
+OIDC_ISSUERS: dict[str, dict[str, str]] = {
+    "https://accounts.google.com": {
+        "discovery": "https://accounts.google.com/.well-known/openid-configuration"
+    },
+    "https://appleid.apple.com": {"discovery": "https://appleid.apple.com/.well-known/openid-configuration"},
+}
+if os.environ.get("OIDC_ISSUERS_JSON"):
+    OIDC_ISSUERS = json.loads(os.environ["OIDC_ISSUERS_JSON"])
+    if not isinstance(OIDC_ISSUERS, dict) or not all(
+        isinstance(config, dict) and ("jwks_uri" in config or "discovery" in config)
+        for config in OIDC_ISSUERS.values()
+    ):
+        raise ImproperlyConfigured(
+            'OIDC_ISSUERS_JSON must map issuer URLs to {"jwks_uri": ...} or {"discovery": ...}'
+        )
+OIDC_JWKS_CACHE_SECONDS = env_int("OIDC_JWKS_CACHE_SECONDS", default=3600)
