@@ -121,6 +121,12 @@ class Conflict(ServiceError):
     code = "CONFLICT"
 
 
+class Gone(ServiceError):
+    status = 410
+    code = "CUSTOMER_DELETED"
+    message = "Customer has been deleted"
+
+
 class PayloadTooLarge(ServiceError):
     status = 413
     code = "PAYLOAD_TOO_LARGE"

@@ -187,8 +187,37 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", default=90)
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BEAT_SCHEDULE: dict = {}
+# Celery otherwise closes the database connections around every task; opening a PostgreSQL connection
+# per task cost the webhook bench about half its throughput. Kept connections still follow CONN_MAX_AGE
+# and the health check, applied before each task in project/celery.py.
+CELERY_DB_REUSE_MAX = 1000
+CELERY_BEAT_SCHEDULE: dict = {
+    # Queues webhook events whose delivery task was lost (broker or worker down); see payments/webhooks.py.
+    "webhook-sweep": {
+        "task": "payments.tasks.webhook_sweep_task",
+        "schedule": 30.0,
+        "options": {"expires": 25},
+    },
+}
+CELERY_BEAT_SCHEDULE["wallet-settle-sweep"] = {  # PROCESSING wallet operations whose settle task was lost
+    "task": "wallets.tasks.wallet_operations_settle_due_task",
+    "schedule": 30.0,
+    "options": {"expires": 25},
+}
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+
+# Webhook delivery (payments/webhooks.py; README "Webhooks"). Timeouts apply to every POST; attempt n
+# waits a random 1 s..min(MAX, BASE * FACTOR^(n-1)) after failing; after MAX_ATTEMPTS the event FAILED.
+WEBHOOK_CONNECT_TIMEOUT_SECONDS = float(os.environ.get("WEBHOOK_CONNECT_TIMEOUT_SECONDS", "5"))
+WEBHOOK_READ_TIMEOUT_SECONDS = float(os.environ.get("WEBHOOK_READ_TIMEOUT_SECONDS", "10"))
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", default=8)
+WEBHOOK_BACKOFF_BASE_SECONDS = env_int("WEBHOOK_BACKOFF_BASE_SECONDS", default=30)
+WEBHOOK_BACKOFF_FACTOR = 4
+WEBHOOK_BACKOFF_MAX_SECONDS = 12 * 3600
+WEBHOOK_LEASE_SECONDS = CELERY_TASK_TIME_LIMIT + 30  # an attempt's claim; outlives the task
+WEBHOOK_COUNTDOWN_MAX_SECONDS = 900  # longer waits are left to the sweeper, not held by the broker
+WEBHOOK_REQUEUE_AFTER_SECONDS = 300  # a queued task not run by then is presumed lost
+WEBHOOK_SWEEP_BATCH = 1000
 
 MAILERS = {
     "default": {"BACKEND": os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")}
@@ -200,7 +229,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.server": {"level": "WARNING"}},
+    # httpx logs every webhook POST with its URL at INFO; attempts are in the delivery log instead.
+    "loggers": {"django.server": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
 }
 
 # WebAuthn
@@ -228,3 +258,14 @@ if os.environ.get("OIDC_ISSUERS_JSON"):
             'OIDC_ISSUERS_JSON must map issuer URLs to {"jwks_uri": ...} or {"discovery": ...}'
         )
 OIDC_JWKS_CACHE_SECONDS = env_int("OIDC_JWKS_CACHE_SECONDS", default=3600)
+
+# Embedded-wallet authentication (wallets/; README "Embedded wallets").
+# Dotted path of a class with send(*, to, message); wallets.sms.LocmemSmsBackend keeps an outbox.
+SMS_BACKEND = os.environ.get("SMS_BACKEND", "wallets.sms.ConsoleSmsBackend")
+WALLET_SESSION_SECONDS = env_int("WALLET_SESSION_SECONDS", default=900)
+WALLET_SIGNED_REQUEST_SECONDS = env_int("WALLET_SIGNED_REQUEST_SECONDS", default=300)
+WALLET_OTP_MAX_FAILED_ATTEMPTS = env_int("WALLET_OTP_MAX_FAILED_ATTEMPTS", default=5)
+WALLET_OTP_LOCK_SECONDS = env_int("WALLET_OTP_LOCK_SECONDS", default=900)
+WALLET_OTP_CHALLENGES_PER_WINDOW = env_int("WALLET_OTP_CHALLENGES_PER_WINDOW", default=5)
+WALLET_OTP_CHALLENGE_WINDOW_SECONDS = env_int("WALLET_OTP_CHALLENGE_WINDOW_SECONDS", default=600)
+WALLET_SANDBOX_SLOW_SECONDS = env_int("WALLET_SANDBOX_SLOW_SECONDS", default=5)  # `slow-wallet` switch

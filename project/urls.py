@@ -11,6 +11,7 @@ from payments.errors import ServiceError
 
 api_patterns = [
     path("", include("payments.api.urls")),
+    path("", include("wallets.api.urls")),
     path(
         "openapi.yaml",
         SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]),

@@ -5,7 +5,7 @@ import base64
 import pytest
 from rest_framework.test import APIClient
 
-from payments import clock
+from payments import clock, service_keys
 from tests import factories
 
 API = "/api/2025-10-13"
@@ -16,6 +16,11 @@ def _reset_clock():
     clock.reset()
     yield
     clock.reset()
+
+
+@pytest.fixture(autouse=True)
+def _forget_service_public_keys():
+    service_keys.forget_cached_public_keys()  # the rows they came from are rolled back with each test
 
 
 def basic(client_id: str, secret: str) -> str:

@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 from payments.api.fields import PublicIdField, UtcDateTimeField
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.platforms import config_update
+from payments.service_keys import WEBHOOK_SIGNING, service_public_key_hex
 
 
 class FixedFeeSerializer(ApiSerializer):
@@ -86,6 +87,8 @@ class PlatformConfigSerializer(serializers.Serializer):
     umaDomain = serializers.CharField(source="uma_domain")
     proxyUmaSubdomain = serializers.CharField(source="proxy_uma_subdomain")
     webhookEndpoint = serializers.CharField(source="webhook_endpoint")
+    # Not in the reference: the public key that verifies X-Service-Signature (P-256, SEC1 uncompressed, hex).
+    webhookSigningPublicKey = serializers.SerializerMethodField()
     supportedCurrencies = CurrencyConfigListField(source="supported_currencies")
     isRegulatedFinancialInstitution = serializers.BooleanField(source="is_regulated_financial_institution")
     embeddedWalletConfig = EmbeddedWalletConfigSerializer(source="embedded_wallet_config", required=False)
@@ -95,6 +98,9 @@ class PlatformConfigSerializer(serializers.Serializer):
     feeConfigs = FeeConfigListField(source="fee_configs")
     createdAt = UtcDateTimeField(source="created_at")
     updatedAt = UtcDateTimeField(source="updated_at")
+
+    def get_webhookSigningPublicKey(self, instance) -> str:
+        return service_public_key_hex(WEBHOOK_SIGNING)
 
     def to_representation(self, instance) -> dict:
         data = super().to_representation(instance)

@@ -1,10 +1,69 @@
 from django.urls import path
 
+from payments.api.beneficial_owners import BeneficialOwnerDetailApi, BeneficialOwnerListCreateApi
 from payments.api.config import ConfigApi
+from payments.api.customers import CustomerDetailApi, CustomerListCreateApi, EndUserTermsApi
+from payments.api.documents import DocumentDetailApi, DocumentListUploadApi
+from payments.api.external_accounts import (
+    CustomerExternalAccountDetailApi,
+    CustomerExternalAccountListCreateApi,
+    PlatformExternalAccountDetailApi,
+    PlatformExternalAccountListCreateApi,
+)
+from payments.api.internal_accounts import CustomerInternalAccountListApi, PlatformInternalAccountListApi
+from payments.api.kyc_links import CustomerKycLinkApi
 from payments.api.tokens import TokenDetailApi, TokenListCreateApi
+from payments.api.verifications import VerificationDetailApi, VerificationListCreateApi
+from payments.api.webhooks import SandboxWebhookTestApi
 
 urlpatterns = [
     path("config", ConfigApi.as_view(), name="config"),
     path("tokens", TokenListCreateApi.as_view(), name="token-list"),
     path("tokens/<str:token_id>", TokenDetailApi.as_view(), name="token-detail"),
+    path("customers", CustomerListCreateApi.as_view(), name="customer-list"),
+    # Fixed customers/... paths come before customers/<customerId>.
+    path("customers/end-user-terms", EndUserTermsApi.as_view(), name="end-user-terms"),
+    path(
+        "customers/internal-accounts",
+        CustomerInternalAccountListApi.as_view(),
+        name="customer-internal-accounts",
+    ),
+    path(
+        "customers/external-accounts",
+        CustomerExternalAccountListCreateApi.as_view(),
+        name="customer-external-account-list",
+    ),
+    path(
+        "customers/external-accounts/<str:externalAccountId>",
+        CustomerExternalAccountDetailApi.as_view(),
+        name="customer-external-account-detail",
+    ),
+    path("customers/<str:customerId>", CustomerDetailApi.as_view(), name="customer-detail"),
+    path("customers/<str:customerId>/kyc-link", CustomerKycLinkApi.as_view(), name="customer-kyc-link"),
+    path(
+        "platform/internal-accounts",
+        PlatformInternalAccountListApi.as_view(),
+        name="platform-internal-accounts",
+    ),
+    path(
+        "platform/external-accounts",
+        PlatformExternalAccountListCreateApi.as_view(),
+        name="platform-external-account-list",
+    ),
+    path(
+        "platform/external-accounts/<str:externalAccountId>",
+        PlatformExternalAccountDetailApi.as_view(),
+        name="platform-external-account-detail",
+    ),
+    path("verifications", VerificationListCreateApi.as_view(), name="verification-list"),
+    path("verifications/<str:verificationId>", VerificationDetailApi.as_view(), name="verification-detail"),
+    path("documents", DocumentListUploadApi.as_view(), name="document-list"),
+    path("documents/<str:documentId>", DocumentDetailApi.as_view(), name="document-detail"),
+    path("beneficial-owners", BeneficialOwnerListCreateApi.as_view(), name="beneficial-owner-list"),
+    path(
+        "beneficial-owners/<str:beneficialOwnerId>",
+        BeneficialOwnerDetailApi.as_view(),
+        name="beneficial-owner-detail",
+    ),
+    path("sandbox/webhooks/test", SandboxWebhookTestApi.as_view(), name="sandbox-webhook-test"),
 ]

@@ -1,3 +1,40 @@
+from payments.models.accounts import InternalAccount
+from payments.models.bulk_uploads import BulkUploadJob, BulkUploadRow
+from payments.models.customers import (
+    BeneficialOwner,
+    Customer,
+    CustomerStatus,
+    CustomerStatusChange,
+    Document,
+    OnboardingLink,
+    Verification,
+)
+from payments.models.external_accounts import (
+    ExternalAccount,
+    ExternalAccountStatus,
+    ExternalAccountStatusChange,
+)
 from payments.models.platforms import ApiToken, Platform
+from payments.models.service_keys import ServiceKey
+from payments.models.webhooks import WebhookAttempt, WebhookEvent
 
-__all__ = ["ApiToken", "Platform"]
+__all__ = [
+    "ApiToken",
+    "BeneficialOwner",
+    "BulkUploadJob",
+    "BulkUploadRow",
+    "Customer",
+    "CustomerStatus",
+    "CustomerStatusChange",
+    "Document",
+    "ExternalAccount",
+    "ExternalAccountStatus",
+    "ExternalAccountStatusChange",
+    "InternalAccount",
+    "OnboardingLink",
+    "Platform",
+    "ServiceKey",
+    "Verification",
+    "WebhookAttempt",
+    "WebhookEvent",
+]

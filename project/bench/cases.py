@@ -48,3 +48,24 @@ CASES = [
         target=0.6,
     ),
 ]
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """A measurement wrk cannot take: `run` does the work itself (after the HTTP cases, with the server
+    stopped) and returns at least {"per_second": float}."""
+
+    name: str
+    unit: str
+    run: Callable[[], dict]
+
+
+def _webhook_delivery() -> dict:
+    from project.bench.webhooks import delivered_events_per_second
+
+    return delivered_events_per_second()
+
+
+THROUGHPUTS = [
+    Throughput("webhooks delivered, one worker (solo)", "events/s", _webhook_delivery),
+]

@@ -24,6 +24,7 @@ RESULTS = ROOT / "bench-results.json"
 def _environment() -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/test")
+    env.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")  # the throughput cases run a worker
     env.update(BENCH_ENDPOINTS="1", DEBUG="0", DJANGO_SETTINGS_MODULE="project.settings", LOG_LEVEL="WARNING")
     return env
 
@@ -127,7 +128,7 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     wrk = _ensure_wrk()
     creds = _prepare_database()
-    from project.bench.cases import CASES, FLOORS
+    from project.bench.cases import CASES, FLOORS, THROUGHPUTS
 
     server = subprocess.Popen(
         [
@@ -170,6 +171,11 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(timeout=20)
+    for throughput in THROUGHPUTS:
+        result = throughput.run()
+        results[throughput.name] = result
+        flag = f"  ({result['error']})" if "error" in result else ""
+        print(f"{throughput.name:44} {result['per_second']:9.1f} {throughput.unit}{flag}", flush=True)
     RESULTS.write_text(
         json.dumps({"connections": CONNECTIONS, "seconds": DURATION, "results": results}, indent=2)
     )

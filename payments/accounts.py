@@ -1,0 +1,114 @@
+"""Internal accounts: provisioning for approved customers and for platforms, listing, and the one balance function."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.db.models import QuerySet
+
+from payments import currencies
+from payments.models import Customer, InternalAccount, Platform
+
+# The currency an embedded (self-custodial) Global Account wallet holds.
+EMBEDDED_WALLET_CURRENCY = "USDC"
+GLOBAL_ACCOUNT_NAME = "Global Account"
+
+
+def platform_currency_codes(platform: Platform) -> list[str]:
+    """The platform's supported currencies that the service knows, in configuration order."""
+    codes = [entry.get("currencyCode") for entry in platform.supported_currencies or []]
+    return [code for code in dict.fromkeys(codes) if code and currencies.get(code)]
+
+
+def _holding_type(code: str) -> str:
+    currency = currencies.get(code)
+    return (
+        InternalAccount.Type.INTERNAL_CRYPTO
+        if currency and currency.crypto
+        else InternalAccount.Type.INTERNAL_FIAT
+    )
+
+
+def _ensure(*, platform: Platform, customer: Customer | None, wanted: Iterable[tuple[str, str, str]]) -> None:
+    for account_type, code, name in wanted:
+        InternalAccount.objects.get_or_create(
+            platform=platform,
+            customer=customer,
+            type=account_type,
+            currency=code,
+            defaults={"name": name, "status": InternalAccount.Status.ACTIVE},
+        )
+
+
+@transaction.atomic
+def internal_accounts_provision(customer: Customer) -> list[InternalAccount]:
+    """Give an approved customer its accounts; safe to repeat (existing accounts are kept as they are).
+
+    One holding account per currency the customer asked for (`currencies`), or per currency the
+    platform supports when it asked for none, limited to what the platform supports; individuals
+    also get an embedded-wallet Global Account. Called by the status machine on approval, with the
+    customer row locked, so two approvals cannot provision twice.
+    """
+    platform = customer.platform
+    supported = platform_currency_codes(platform)
+    requested = [code for code in customer.currencies or [] if code in supported]
+    wanted = [(_holding_type(code), code, "") for code in (requested or supported)]
+    if not customer.is_business:
+        wanted.append((InternalAccount.Type.EMBEDDED_WALLET, EMBEDDED_WALLET_CURRENCY, GLOBAL_ACCOUNT_NAME))
+    _ensure(platform=platform, customer=customer, wanted=wanted)
+    return list(InternalAccount.objects.for_platform(platform).filter(customer=customer).order_by("pk"))
+
+
+@transaction.atomic
+def platform_internal_accounts_provision(platform: Platform) -> None:
+    """One platform-owned holding account per supported currency; safe to repeat.
+
+    Run on every read of the platform's accounts, so a currency added to the configuration has its
+    account by the time anyone can see the list."""
+    _ensure(
+        platform=platform,
+        customer=None,
+        wanted=[(_holding_type(code), code, "") for code in platform_currency_codes(platform)],
+    )
+
+
+def customer_internal_account_list(
+    *,
+    platform: Platform,
+    customer_id=None,
+    currency: str | None = None,
+    account_type: str | None = None,
+) -> QuerySet[InternalAccount]:
+    accounts = InternalAccount.objects.for_platform(platform).filter(
+        customer__isnull=False, customer__deleted_at__isnull=True
+    )
+    if customer_id is not None:
+        accounts = accounts.filter(customer_id=customer_id)
+    if currency:
+        accounts = accounts.filter(currency=currency)
+    if account_type:
+        accounts = accounts.filter(type=account_type)
+    return accounts
+
+
+def platform_internal_account_list(
+    *, platform: Platform, currency: str | None = None, account_type: str | None = None
+) -> list[InternalAccount]:
+    platform_internal_accounts_provision(platform)
+    accounts = InternalAccount.objects.for_platform(platform).filter(customer__isnull=True)
+    if currency:
+        accounts = accounts.filter(currency=currency)
+    if account_type:
+        accounts = accounts.filter(type=account_type)
+    return list(accounts.order_by("pk"))
+
+
+def account_balance(account: InternalAccount) -> int:
+    """The account's balance in the smallest unit of its currency: the ONE place balances come from.
+
+    Until the ledger lands (the money-movement issue) nothing can move money, so every balance is 0.
+    The ledger replaces this body with the sum of the account's postings; callers must not compute
+    balances any other way.
+    """
+    return 0

@@ -1,0 +1,354 @@
+"""The operator's customer review in the admin: the queue, the customer's file, and approve/reject.
+
+Decisions go through `customer_status_transition`, the same function the API's verification uses,
+so the table of allowed moves, the row lock and the audit row apply here too. Approving or
+rejecting needs the `payments.review_customer` permission on top of staff access. Documents are
+streamed to staff by an admin view; they have no public URL.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+from django.views.decorators.clickjacking import xframe_options_sameorigin
+
+from payments.customers import customer_status_transition
+from payments.documents import document_open
+from payments.errors import ServiceError
+from payments.models import BeneficialOwner, Customer, CustomerStatusChange, Document, Verification
+
+REVIEW_PERMISSION = "payments.review_customer"
+DECISIONS = {"approve": Customer.Status.APPROVED, "reject": Customer.Status.REJECTED}
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=2000,
+        help_text="Recorded in the customer's status history.",
+    )
+
+
+class ReviewForm(ReasonForm):
+    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
+
+
+class ReviewQueueFilter(admin.SimpleListFilter):
+    title = "review queue"
+    parameter_name = "queue"
+
+    def lookups(self, request, model_admin):
+        return [("review", "Needs a decision (PENDING or HOLD)"), ("unverified", "Not submitted yet")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "review":
+            return queryset.filter(status__in=[Customer.Status.PENDING, Customer.Status.HOLD])
+        if self.value() == "unverified":
+            return queryset.filter(status=Customer.Status.UNVERIFIED)
+        return queryset
+
+
+def _pretty(value) -> str:
+    if not value:
+        return "—"
+    return format_html("<pre style='white-space:pre-wrap;margin:0'>{}</pre>", json.dumps(value, indent=2))
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return request.user.has_perm("payments.view_customer")  # part of the customer's file
+
+
+class BeneficialOwnerInline(ReadOnlyInline):
+    model = BeneficialOwner
+    fields = ("name", "roles", "ownership_percentage", "kyc_status", "details")
+    readonly_fields = fields
+
+    @admin.display(description="name")
+    def name(self, owner: BeneficialOwner) -> str:
+        return str(owner)
+
+    @admin.display(description="personal info")
+    def details(self, owner: BeneficialOwner) -> str:
+        return _pretty(owner.personal_info)
+
+
+class DocumentInline(ReadOnlyInline):
+    model = Document
+    fields = (
+        "document_type",
+        "side",
+        "holder",
+        "country",
+        "document_number",
+        "file_name",
+        "content_type",
+        "preview",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="holder")
+    def holder(self, document: Document) -> str:
+        return str(document.beneficial_owner) if document.beneficial_owner_id else "customer"
+
+    @admin.display(description="document")
+    def preview(self, document: Document) -> str:
+        url = reverse("admin:payments_customer_document", args=[document.pk])
+        if document.content_type.startswith("image/"):
+            return format_html(
+                '<a href="{0}" target="_blank" rel="noopener"><img src="{0}" alt="{1}" '
+                'style="max-width:320px;max-height:240px"></a>',
+                url,
+                document.file_name,
+            )
+        return format_html(
+            '<iframe src="{0}" title="{1}" style="width:320px;height:240px;border:1px solid #ccc"></iframe>'
+            '<br><a href="{0}" target="_blank" rel="noopener">Open {1}</a>',
+            url,
+            document.file_name,
+        )
+
+
+class VerificationInline(ReadOnlyInline):
+    model = Verification
+    fields = ("created_at", "status", "problems")
+    readonly_fields = fields
+    ordering = ("-created_at",)
+
+    @admin.display(description="errors")
+    def problems(self, verification: Verification) -> str:
+        if not verification.errors:
+            return "—"
+        return format_html(
+            "<ul style='margin:0'>{}</ul>",
+            format_html_join(
+                "",
+                "<li><strong>{}</strong> {} — {}</li>",
+                (
+                    (
+                        e.get("type"),
+                        e.get("field") or ", ".join(e.get("acceptedDocumentTypes", [])),
+                        e.get("reason"),
+                    )
+                    for e in verification.errors
+                ),
+            ),
+        )
+
+
+class StatusHistoryInline(ReadOnlyInline):
+    model = CustomerStatusChange
+    verbose_name = "status change"
+    verbose_name_plural = "status history"
+    fields = ("created_at", "from_status", "to_status", "actor", "reason")
+    readonly_fields = fields
+
+
+class CustomerReviewAdmin(admin.ModelAdmin):
+    list_display = (
+        "display_name",
+        "customer_type",
+        "status",
+        "platform",
+        "platform_customer_id",
+        "created_at",
+    )
+    list_filter = (ReviewQueueFilter, "status", "customer_type", "platform")
+    search_fields = (
+        "full_name",
+        "business_info__legalName",
+        "email",
+        "phone_number",
+        "platform_customer_id",
+        "uma_address",
+    )
+    list_select_related = ("platform",)
+    ordering = ("-created_at",)
+    actions = ("approve_selected", "reject_selected")
+    inlines = (StatusHistoryInline, VerificationInline, DocumentInline, BeneficialOwnerInline)
+    change_form_template = "admin/payments/customer/review_change_form.html"
+    fieldsets = (
+        ("Status", {"fields": ("status", "customer_type", "platform", "platform_customer_id", "deleted_at")}),
+        (
+            "Individual",
+            {"fields": ("full_name", "birth_date", "nationality", "id_type", "country_of_issuance")},
+        ),
+        ("Business", {"fields": ("business_details",)}),
+        (
+            "Contact",
+            {"fields": ("email", "phone_number", "uma_address", "region", "currencies", "address_details")},
+        ),
+        ("Due diligence and terms", {"fields": ("due_diligence_details", "terms")}),
+    )
+    readonly_fields = (
+        "status",
+        "customer_type",
+        "platform",
+        "platform_customer_id",
+        "deleted_at",
+        "full_name",
+        "birth_date",
+        "nationality",
+        "id_type",
+        "country_of_issuance",
+        "business_details",
+        "email",
+        "phone_number",
+        "uma_address",
+        "region",
+        "currencies",
+        "address_details",
+        "due_diligence_details",
+        "terms",
+    )
+
+    @admin.display(description="name")
+    def display_name(self, customer: Customer) -> str:
+        return customer.display_name or "—"
+
+    @admin.display(description="business info")
+    def business_details(self, customer: Customer) -> str:
+        return _pretty(customer.business_info)
+
+    @admin.display(description="address")
+    def address_details(self, customer: Customer) -> str:
+        return _pretty(customer.address)
+
+    @admin.display(description="due diligence")
+    def due_diligence_details(self, customer: Customer) -> str:
+        return _pretty(customer.due_diligence)
+
+    @admin.display(description="end user terms")
+    def terms(self, customer: Customer) -> str:
+        if not customer.has_terms_consent:
+            return "not accepted"
+        return (
+            f"{customer.terms_version} accepted {customer.terms_accepted_at:%Y-%m-%d %H:%M} UTC "
+            f"from {customer.terms_ip_address} ({customer.terms_acceptance_method})"
+        )
+
+    # Reviewing is a decision, not an edit: the data comes from the platform through the API.
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_review_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_active and request.user.is_staff and request.user.has_perm(REVIEW_PERMISSION)
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("<path:object_id>/review/", view(self.review_view), name="payments_customer_review"),
+            path(
+                "documents/<uuid:document_id>/file/",
+                view(xframe_options_sameorigin(self.document_file_view)),
+                name="payments_customer_document",
+            ),
+            *super().get_urls(),
+        ]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = {
+            **(extra_context or {}),
+            "can_review": self.has_review_permission(request),
+            "review_form": ReviewForm(),
+            "review_url": reverse("admin:payments_customer_review", args=[object_id]),
+        }
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def _decide(self, request: HttpRequest, customer: Customer, decision: str, reason: str) -> bool:
+        try:
+            customer_status_transition(customer, DECISIONS[decision], actor=request.user, reason=reason)
+        except ServiceError as exc:
+            self.message_user(request, f"{customer}: {exc.message}", messages.ERROR)
+            return False
+        return True
+
+    def review_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """POST {decision: approve|reject, reason}: decide one customer."""
+        customer = self.get_object(request, object_id)
+        if customer is None:
+            raise Http404("No such customer")
+        if not self.has_review_permission(request):
+            raise PermissionDenied
+        change_url = reverse("admin:payments_customer_change", args=[customer.pk])
+        if request.method != "POST":
+            return HttpResponseRedirect(change_url)
+        form = ReviewForm(request.POST)
+        if not form.is_valid():
+            for field, errors in form.errors.items():
+                self.message_user(request, f"{field}: {' '.join(errors)}", messages.ERROR)
+            return HttpResponseRedirect(change_url)
+        decision = form.cleaned_data["decision"]
+        if self._decide(request, customer, decision, form.cleaned_data["reason"]):
+            self.message_user(request, f"{customer} {decision}d.", messages.SUCCESS)
+        return HttpResponseRedirect(change_url)
+
+    def _bulk(self, request: HttpRequest, queryset: QuerySet, decision: str) -> HttpResponse | None:
+        """Changelist action with an intermediate page asking for the reason."""
+        form = ReasonForm(request.POST if "apply" in request.POST else None)
+        if "apply" in request.POST and form.is_valid():
+            done = sum(self._decide(request, c, decision, form.cleaned_data["reason"]) for c in queryset)
+            self.message_user(request, f"{done} customer(s) {decision}d.", messages.SUCCESS)
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"{decision.title()} customers",
+            "customers": queryset,
+            "form": form,
+            "decision": decision,
+            "action": f"{decision}_selected",
+            "opts": self.model._meta,
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/payments/customer/review_bulk.html", context)
+
+    @admin.action(description="Approve selected customers…", permissions=["review"])
+    def approve_selected(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        return self._bulk(request, queryset, "approve")
+
+    @admin.action(description="Reject selected customers…", permissions=["review"])
+    def reject_selected(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        return self._bulk(request, queryset, "reject")
+
+    def document_file_view(self, request: HttpRequest, document_id) -> HttpResponse:
+        """Stream an uploaded document to staff allowed to view customers."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        document = get_object_or_404(Document, pk=document_id)
+        response = FileResponse(
+            document_open(document),
+            content_type=document.content_type,
+            as_attachment=False,
+            filename=f"{document.public_id.replace(':', '-')}{document.file.name[-4:]}",
+        )
+        response["Cache-Control"] = "private, no-store"
+        response["X-Content-Type-Options"] = "nosniff"
+        return response
+
+
+admin.site.register(Customer, CustomerReviewAdmin)

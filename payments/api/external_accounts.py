@@ -1,0 +1,295 @@
+"""`/customers/external-accounts` and `/platform/external-accounts`.
+
+The customer paths serve every external account of the platform (the reference's `customerId` is
+optional on create, and the list "returns all external accounts" without filters); the platform
+paths serve only the platform's own accounts (no customer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from payments import ids
+from payments.account_info import EXTERNAL_ACCOUNT_TYPES
+from payments.api.kyc_shapes import PAGE_PARAMETERS, page_of
+from payments.api.pagination import paginate
+from payments.api.parsing import ApiSerializer, field_errors, parse_query
+from payments.errors import FieldError, InvalidInput
+from payments.external_accounts import (
+    external_account_create,
+    external_account_delete,
+    external_account_get,
+    external_account_input_errors,
+    external_account_list,
+)
+from payments.models import ExternalAccount
+
+TAGS = ["External Accounts"]
+_ACCOUNT_INFO_HELP = (
+    "The account's details, discriminated by `accountType` (one of: "
+    + ", ".join(sorted(EXTERNAL_ACCOUNT_TYPES))
+    + "). Checked per type: formats, lengths and check digits (ABA, IBAN, CLABE, CPF/CNPJ, "
+    "wallet address checksums), and the `beneficiary` object where the type has one."
+)
+
+
+@extend_schema_field({"type": "object", "description": _ACCOUNT_INFO_HELP})
+class AccountInfoField(serializers.Field):
+    """Passed through as given: `external_account_input_errors` checks it together with `currency`."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        return data
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+# --- requests ------------------------------------------------------------------------------------
+
+
+class PlatformExternalAccountCreateSerializer(ApiSerializer):
+    currency = serializers.CharField(max_length=8)
+    platformAccountId = serializers.CharField(min_length=1, max_length=255, required=False)
+    ownershipType = serializers.ChoiceField(choices=ExternalAccount.OwnershipType.choices, required=False)
+    accountInfo = AccountInfoField()
+
+
+class ExternalAccountCreateSerializer(PlatformExternalAccountCreateSerializer):
+    customerId = serializers.CharField(required=False)
+    defaultUmaDepositAccount = serializers.BooleanField(required=False, default=False)
+
+    def validate_customerId(self, value: str):
+        customer_id = ids.parse_or_none("Customer", value)
+        if customer_id is None:
+            raise serializers.ValidationError("Must be a Customer:<uuid> id")
+        return customer_id
+
+
+def parse_create_body(serializer_class: type[ApiSerializer], data: Any) -> dict[str, Any]:
+    """The envelope's field errors and every `currency`/`accountInfo` problem, in one 400."""
+    serializer = serializer_class(data=data)
+    valid = serializer.is_valid()
+    errors: list[FieldError] = [] if valid else field_errors(serializer, serializer.errors)
+    if isinstance(data, Mapping):
+        reported = {e.field for e in errors}
+        errors += [
+            e
+            for e in external_account_input_errors(
+                currency=data.get("currency"), account_info=data.get("accountInfo")
+            )
+            if e.field not in reported
+        ]
+    if errors:
+        raise InvalidInput(errors=errors)
+    body = dict(serializer.validated_data)
+    info = body["accountInfo"]
+    # The reference's own examples put platformAccountId inside accountInfo; accept it there too.
+    if "platformAccountId" not in body and isinstance(info.get("platformAccountId"), str):
+        body["platformAccountId"] = info["platformAccountId"][:255]
+    return body
+
+
+def _create(request: Request, serializer_class: type[ApiSerializer]) -> Response:
+    body = parse_create_body(serializer_class, request.data)
+    account = external_account_create(
+        platform=request.auth.platform,
+        currency=body["currency"],
+        account_info=body["accountInfo"],
+        customer_id=body.get("customerId"),
+        platform_account_id=body.get("platformAccountId", ""),
+        ownership_type=body.get("ownershipType", ""),
+        default_uma_deposit_account=body.get("defaultUmaDepositAccount", False),
+    )
+    return Response(render_external_account(account), status=201)
+
+
+# --- responses -----------------------------------------------------------------------------------
+
+
+class BeneficiaryVerifiedDataSerializer(serializers.Serializer):
+    fullName = serializers.CharField(required=False)
+
+
+class ExternalAccountSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    customerId = serializers.CharField(required=False)
+    status = serializers.ChoiceField(choices=ExternalAccount.Status.choices)
+    platformAccountId = serializers.CharField(required=False)
+    ownershipType = serializers.ChoiceField(choices=ExternalAccount.OwnershipType.choices, required=False)
+    currency = serializers.CharField()
+    defaultUmaDepositAccount = serializers.BooleanField()
+    beneficiaryVerificationStatus = serializers.ChoiceField(
+        choices=ExternalAccount.BeneficiaryVerificationStatus.choices, required=False
+    )
+    beneficiaryVerifiedData = BeneficiaryVerifiedDataSerializer(required=False)
+    accountInfo = AccountInfoField()
+
+    def to_representation(self, account: ExternalAccount) -> dict[str, Any]:
+        return render_external_account(account)
+
+
+def render_external_account(account: ExternalAccount) -> dict[str, Any]:
+    """The reference's `ExternalAccount`; also the `data` of `EXTERNAL_ACCOUNT.STATUS_UPDATED`."""
+    data: dict[str, Any] = {"id": account.public_id}
+    if account.customer_id:
+        data["customerId"] = ids.render("Customer", account.customer_id)
+    data["status"] = account.status
+    if account.platform_account_id:
+        data["platformAccountId"] = account.platform_account_id
+    if account.ownership_type:
+        data["ownershipType"] = account.ownership_type
+    data["currency"] = account.currency
+    data["defaultUmaDepositAccount"] = account.default_uma_deposit_account
+    if account.beneficiary_verification_status:
+        data["beneficiaryVerificationStatus"] = account.beneficiary_verification_status
+    if account.beneficiary_verified_name:
+        data["beneficiaryVerifiedData"] = {"fullName": account.beneficiary_verified_name}
+    data["accountInfo"] = account.account_info
+    return data
+
+
+ExternalAccountListResponseSerializer = page_of(ExternalAccountSerializer, "ExternalAccountListResponse")
+
+
+class PlatformExternalAccountQuerySerializer(serializers.Serializer):
+    currency = serializers.CharField(required=False, help_text="Filter by currency code")
+
+
+class CustomerExternalAccountQuerySerializer(PlatformExternalAccountQuerySerializer):
+    customerId = serializers.CharField(
+        required=False, help_text="Filter by external accounts associated with a specific customer"
+    )
+
+    def validate_customerId(self, value: str):
+        customer_id = ids.parse_or_none("Customer", value)
+        if customer_id is None:
+            raise serializers.ValidationError("Must be a Customer:<uuid> id")
+        return customer_id
+
+
+def _list(
+    request: Request, query_serializer: type[serializers.Serializer], *, platform_owned: bool
+) -> Response:
+    names = set(query_serializer().fields)
+    query = parse_query(query_serializer, {k: v for k, v in request.query_params.items() if k in names})
+    accounts = external_account_list(
+        platform=request.auth.platform,
+        platform_owned=platform_owned,
+        customer_id=query.get("customerId"),
+        currency=query.get("currency"),
+    )
+    return Response(paginate(accounts, request.query_params, render_external_account))
+
+
+_ID_PARAMETER = OpenApiParameter(
+    "externalAccountId",
+    str,
+    OpenApiParameter.PATH,
+    description="System-generated unique external account identifier",
+)
+
+
+# --- views ---------------------------------------------------------------------------------------
+
+
+class CustomerExternalAccountListCreateApi(APIView):
+    @extend_schema(
+        operation_id="createCustomerExternalAccount",
+        request=ExternalAccountCreateSerializer,
+        responses={201: ExternalAccountSerializer},
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        return _create(request, ExternalAccountCreateSerializer)
+
+    @extend_schema(
+        operation_id="listCustomerExternalAccounts",
+        parameters=[CustomerExternalAccountQuerySerializer, *PAGE_PARAMETERS],
+        responses=ExternalAccountListResponseSerializer,
+        tags=TAGS,
+    )
+    def get(self, request: Request) -> Response:
+        return _list(request, CustomerExternalAccountQuerySerializer, platform_owned=False)
+
+
+class CustomerExternalAccountDetailApi(APIView):
+    @extend_schema(
+        operation_id="getCustomerExternalAccountById",
+        parameters=[_ID_PARAMETER],
+        responses=ExternalAccountSerializer,
+        tags=TAGS,
+    )
+    def get(self, request: Request, externalAccountId: str) -> Response:
+        account = external_account_get(
+            platform=request.auth.platform, account_id=ids.parse("ExternalAccount", externalAccountId)
+        )
+        return Response(render_external_account(account))
+
+    @extend_schema(
+        operation_id="deleteCustomerExternalAccountById",
+        parameters=[_ID_PARAMETER],
+        responses={204: None},
+        tags=TAGS,
+    )
+    def delete(self, request: Request, externalAccountId: str) -> Response:
+        external_account_delete(
+            platform=request.auth.platform, account_id=ids.parse("ExternalAccount", externalAccountId)
+        )
+        return Response(status=204)
+
+
+class PlatformExternalAccountListCreateApi(APIView):
+    @extend_schema(
+        operation_id="createPlatformExternalAccount",
+        request=PlatformExternalAccountCreateSerializer,
+        responses={201: ExternalAccountSerializer},
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        return _create(request, PlatformExternalAccountCreateSerializer)
+
+    @extend_schema(
+        operation_id="listPlatformExternalAccounts",
+        parameters=[PlatformExternalAccountQuerySerializer, *PAGE_PARAMETERS],
+        responses=ExternalAccountListResponseSerializer,
+        tags=TAGS,
+    )
+    def get(self, request: Request) -> Response:
+        return _list(request, PlatformExternalAccountQuerySerializer, platform_owned=True)
+
+
+class PlatformExternalAccountDetailApi(APIView):
+    @extend_schema(
+        operation_id="getPlatformExternalAccountById",
+        parameters=[_ID_PARAMETER],
+        responses=ExternalAccountSerializer,
+        tags=TAGS,
+    )
+    def get(self, request: Request, externalAccountId: str) -> Response:
+        account = external_account_get(
+            platform=request.auth.platform,
+            account_id=ids.parse("ExternalAccount", externalAccountId),
+            platform_owned=True,
+        )
+        return Response(render_external_account(account))
+
+    @extend_schema(
+        operation_id="deletePlatformExternalAccountById",
+        parameters=[_ID_PARAMETER],
+        responses={204: None},
+        tags=TAGS,
+    )
+    def delete(self, request: Request, externalAccountId: str) -> Response:
+        external_account_delete(
+            platform=request.auth.platform,
+            account_id=ids.parse("ExternalAccount", externalAccountId),
+            platform_owned=True,
+        )
+        return Response(status=204)

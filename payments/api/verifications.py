@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from payments import ids
+from payments.api.fields import PublicIdField, UtcDateTimeField
+from payments.api.kyc_shapes import PAGE_PARAMETERS, page_of
+from payments.api.pagination import paginate
+from payments.api.parsing import ApiSerializer, parse_body, parse_query
+from payments.models import Document, Verification
+from payments.verifications import verification_get, verification_list, verification_submit
+
+TAGS = ["KYC/KYB Verifications"]
+
+
+class VerificationRequestSerializer(ApiSerializer):
+    customerId = serializers.CharField()
+
+
+class VerificationErrorSerializer(serializers.Serializer):
+    resourceId = serializers.CharField()
+    type = serializers.CharField()
+    field = serializers.CharField(required=False)
+    acceptedDocumentTypes = serializers.ListField(
+        child=serializers.ChoiceField(choices=Document.Type.choices), required=False
+    )
+    reason = serializers.CharField()
+
+
+class VerificationSerializer(serializers.Serializer):
+    id = PublicIdField("Verification")
+    customerId = PublicIdField("Customer", source="customer_id")
+    verificationStatus = serializers.ChoiceField(choices=Verification.Status.choices, source="status")
+    errors = VerificationErrorSerializer(many=True)
+    createdAt = UtcDateTimeField(source="created_at")
+    updatedAt = UtcDateTimeField(source="updated_at")
+
+    def to_representation(self, instance: Verification) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        data["errors"] = list(instance.errors or [])  # stored in the wire shape
+        return data
+
+
+VerificationListResponseSerializer = page_of(VerificationSerializer, "VerificationListResponse")
+
+
+class VerificationListQuerySerializer(serializers.Serializer):
+    customerId = serializers.CharField(required=False)
+    verificationStatus = serializers.ChoiceField(choices=Verification.Status.choices, required=False)
+
+
+class VerificationListCreateApi(APIView):
+    @extend_schema(
+        operation_id="createVerification",
+        request=VerificationRequestSerializer,
+        responses={200: VerificationSerializer},
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        data = parse_body(VerificationRequestSerializer, request.data)
+        verification = verification_submit(
+            platform=request.auth.platform, customer_id=ids.parse("Customer", data["customerId"])
+        )
+        return Response(VerificationSerializer(verification).data)
+
+    @extend_schema(
+        operation_id="listVerifications",
+        parameters=[VerificationListQuerySerializer, *PAGE_PARAMETERS],
+        responses=VerificationListResponseSerializer,
+        tags=TAGS,
+    )
+    def get(self, request: Request) -> Response:
+        query = parse_query(
+            VerificationListQuerySerializer,
+            {k: v for k, v in request.query_params.items() if k in ("customerId", "verificationStatus")},
+        )
+        customer_id = None
+        if "customerId" in query:
+            customer_id = ids.parse_or_none("Customer", query["customerId"])
+            if customer_id is None:  # names no customer, so nothing matches
+                return Response(paginate(Verification.objects.none(), request.query_params, dict))
+        verifications = verification_list(
+            platform=request.auth.platform, customer_id=customer_id, status=query.get("verificationStatus")
+        )
+        return Response(
+            paginate(verifications, request.query_params, lambda v: VerificationSerializer(v).data)
+        )
+
+
+class VerificationDetailApi(APIView):
+    @extend_schema(
+        operation_id="getVerification",
+        responses=VerificationSerializer,
+        tags=TAGS,
+    )
+    def get(self, request: Request, verificationId: str) -> Response:
+        verification = verification_get(
+            platform=request.auth.platform, verification_id=ids.parse("Verification", verificationId)
+        )
+        return Response(VerificationSerializer(verification).data)

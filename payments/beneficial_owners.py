@@ -1,0 +1,101 @@
+"""Beneficial owners, directors and officers of business customers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from uuid import UUID
+
+from django.db import transaction
+from django.db.models import QuerySet
+
+from payments.customers import (
+    TERMINAL_STATUSES,
+    beneficial_owners_resolve,
+    customer_get,
+    customer_get_for_update,
+)
+from payments.errors import FieldError, InvalidInput, ResourceNotFound
+from payments.models import BeneficialOwner, Customer, Platform
+
+
+def _require_business(customer: Customer) -> None:
+    if not customer.is_business:
+        raise InvalidInput(
+            errors=[
+                FieldError(
+                    "customerId",
+                    f"{customer.public_id} is an individual customer; beneficial owners belong to business customers",
+                    {"customerType": "BUSINESS"},
+                )
+            ]
+        )
+
+
+def _set_personal_info(owner: BeneficialOwner, info: Mapping[str, Any]) -> None:
+    info = dict(info)
+    if "identifier" in info:
+        owner.identifier = info.pop("identifier")
+    owner.personal_info = {**(owner.personal_info or {}), **info}
+
+
+@transaction.atomic
+def beneficial_owner_create(
+    *, platform: Platform, customer_id: UUID, data: Mapping[str, Any]
+) -> BeneficialOwner:
+    """`data`: roles, ownership_percentage, personal_info (wire shape of BeneficialOwnerPersonalInfo).
+
+    The owner's kycStatus is UNVERIFIED until its business is decided; an owner added to a business
+    that is already decided gets its outcome at once (sandbox lastName rule)."""
+    customer = customer_get_for_update(platform=platform, customer_id=customer_id)
+    _require_business(customer)
+    owner = BeneficialOwner(
+        platform=platform,
+        customer=customer,
+        roles=list(data["roles"]),
+        ownership_percentage=data["ownership_percentage"],
+    )
+    _set_personal_info(owner, data["personal_info"])
+    owner.save(force_insert=True)
+    if customer.status in TERMINAL_STATUSES:
+        beneficial_owners_resolve(customer)
+        owner.refresh_from_db()
+    return owner
+
+
+def beneficial_owner_get(*, platform: Platform, owner_id: UUID) -> BeneficialOwner:
+    owner = (
+        BeneficialOwner.objects.for_platform(platform).select_related("customer").filter(pk=owner_id).first()
+    )
+    if owner is None:
+        raise ResourceNotFound("BeneficialOwner")
+    return owner
+
+
+@transaction.atomic
+def beneficial_owner_update(
+    *, platform: Platform, owner_id: UUID, changes: Mapping[str, Any]
+) -> BeneficialOwner:
+    """Partial update: only the given fields (and, inside personal_info, only the given keys) change."""
+    owner = BeneficialOwner.objects.for_platform(platform).select_for_update().filter(pk=owner_id).first()
+    if owner is None:
+        raise ResourceNotFound("BeneficialOwner")
+    customer = customer_get_for_update(platform=platform, customer_id=owner.customer_id)
+    if "roles" in changes:
+        owner.roles = list(changes["roles"])
+    if "ownership_percentage" in changes:
+        owner.ownership_percentage = changes["ownership_percentage"]
+    if "personal_info" in changes:
+        _set_personal_info(owner, changes["personal_info"])
+    owner.touch()
+    owner.save()
+    if customer.status in TERMINAL_STATUSES:
+        beneficial_owners_resolve(customer)
+        owner.refresh_from_db()
+    return owner
+
+
+def beneficial_owner_list(*, platform: Platform, customer_id: UUID) -> QuerySet[BeneficialOwner]:
+    customer = customer_get(platform=platform, customer_id=customer_id)
+    _require_business(customer)
+    return BeneficialOwner.objects.for_platform(platform).filter(customer=customer)

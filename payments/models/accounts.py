@@ -1,0 +1,58 @@
+"""Internal accounts: balances the service holds for a customer or for the platform itself."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+from payments.models.base import PlatformScoped
+
+
+class InternalAccount(PlatformScoped):
+    ID_KIND = "InternalAccount"
+
+    class Type(models.TextChoices):
+        INTERNAL_FIAT = "INTERNAL_FIAT"
+        INTERNAL_CRYPTO = "INTERNAL_CRYPTO"
+        EMBEDDED_WALLET = "EMBEDDED_WALLET"
+
+    class Status(models.TextChoices):
+        PENDING = "PENDING"
+        ACTIVE = "ACTIVE"
+        CLOSED = "CLOSED"
+        FROZEN = "FROZEN"
+        FAILED = "FAILED"
+
+    # Null for the platform's own accounts.
+    customer = models.ForeignKey(
+        "payments.Customer", null=True, blank=True, on_delete=models.CASCADE, related_name="internal_accounts"
+    )
+    type = models.CharField(max_length=16, choices=Type.choices)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
+    currency = models.CharField(max_length=8)
+    name = models.CharField(max_length=100, blank=True)  # e.g. "Global Account"; not on the wire
+    private_enabled = models.BooleanField(
+        default=False
+    )  # wallet privacy; meaningful for EMBEDDED_WALLET only
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["customer", "type", "currency"],
+                condition=Q(customer__isnull=False),
+                name="internal_account_customer_type_currency_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["platform", "type", "currency"],
+                condition=Q(customer__isnull=True),
+                name="internal_account_platform_type_currency_unique",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        owner = f"customer {self.customer_id}" if self.customer_id else "platform"
+        return f"{self.name or self.get_type_display()} {self.currency} ({owner})"
+
+    @property
+    def is_embedded_wallet(self) -> bool:
+        return self.type == self.Type.EMBEDDED_WALLET

@@ -1,0 +1,100 @@
+"""External accounts: bank accounts and wallets outside the service, owned by a customer or the platform.
+
+The rules (validation, sandbox outcomes, the status machine) live in `payments/external_accounts.py`.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+from payments import clock
+from payments.models.base import PlatformScoped
+
+
+class ExternalAccountStatus(models.TextChoices):
+    """The reference's `ExternalAccountStatus`."""
+
+    PENDING = "PENDING"
+    ACTIVE = "ACTIVE"
+    PENDING_OWNERSHIP_VERIFICATION = "PENDING_OWNERSHIP_VERIFICATION"
+    UNVERIFIED = "UNVERIFIED"
+    UNDER_REVIEW = "UNDER_REVIEW"
+    INACTIVE = "INACTIVE"
+
+
+class ExternalAccount(PlatformScoped):
+    ID_KIND = "ExternalAccount"
+    Status = ExternalAccountStatus
+
+    class OwnershipType(models.TextChoices):
+        FIRST_PARTY = "FIRST_PARTY"
+        THIRD_PARTY = "THIRD_PARTY"
+
+    class BeneficiaryVerificationStatus(models.TextChoices):
+        MATCHED = "MATCHED"
+        PARTIAL_MATCH = "PARTIAL_MATCH"
+        NOT_MATCHED = "NOT_MATCHED"
+        UNSUPPORTED = "UNSUPPORTED"
+        CHECKED_BY_RECEIVING_FI = "CHECKED_BY_RECEIVING_FI"
+        PENDING = "PENDING"
+
+    # Null for the platform's own accounts.
+    customer = models.ForeignKey(
+        "payments.Customer", null=True, blank=True, on_delete=models.CASCADE, related_name="external_accounts"
+    )
+    account_type = models.CharField(max_length=32)  # a payments.account_info.EXTERNAL_ACCOUNT_TYPES value
+    currency = models.CharField(max_length=8)
+    # Change only through payments.external_accounts.external_account_status_transition.
+    status = models.CharField(max_length=32, choices=ExternalAccountStatus.choices)
+    # The validated `accountInfo` in its wire shape (known fields only, `paymentRails` filled in).
+    account_info = models.JSONField()
+    # SHA-256 over type, currency, primary identifier and clearing codes: what makes two accounts the same.
+    identity_key = models.CharField(max_length=64)
+    platform_account_id = models.CharField(max_length=255, blank=True)
+    ownership_type = models.CharField(max_length=16, choices=OwnershipType.choices, blank=True)
+    default_uma_deposit_account = models.BooleanField(default=False)
+    beneficiary_verification_status = models.CharField(
+        max_length=32, choices=BeneficiaryVerificationStatus.choices, blank=True
+    )
+    beneficiary_verified_name = models.CharField(max_length=255, blank=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)  # DELETE: INACTIVE and hidden from the API
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["customer", "identity_key"],
+                condition=Q(customer__isnull=False, deleted_at__isnull=True),
+                name="external_account_customer_identity_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["platform", "identity_key"],
+                condition=Q(customer__isnull=True, deleted_at__isnull=True),
+                name="external_account_platform_identity_unique",
+            ),
+        ]
+        indexes = [models.Index(fields=["platform", "customer"])]
+
+    def __str__(self) -> str:
+        owner = f"customer {self.customer_id}" if self.customer_id else "platform"
+        return f"{self.account_type} {self.currency} ({owner})"
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.deleted_at is not None
+
+
+class ExternalAccountStatusChange(models.Model):
+    """History row for every status an external account enters after creation."""
+
+    account = models.ForeignKey(ExternalAccount, on_delete=models.CASCADE, related_name="status_changes")
+    from_status = models.CharField(max_length=32, choices=ExternalAccountStatus.choices)
+    to_status = models.CharField(max_length=32, choices=ExternalAccountStatus.choices)
+    reason = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField(default=clock.now, editable=False)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.from_status} → {self.to_status}"

@@ -1,0 +1,124 @@
+"""Bench: webhook events delivered per second by one Celery worker (solo pool) to a local receiver.
+
+Runs in the bench runner (Django set up, same database and broker as the service). The worker
+consumes a queue of its own, so tasks left in the default queue by anything else are not counted.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+EVENTS = int(os.environ.get("BENCH_WEBHOOK_EVENTS", "500"))
+START_SECONDS = 60  # for the worker to come up and deliver a first event
+RUN_SECONDS = 120  # for the measured batch
+
+
+class _Ok(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as a production receiver would
+    disable_nagle_algorithm = True  # headers and body go out in separate writes
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def _emit(platform, count: int) -> list:
+    from django.db import transaction
+
+    from payments.webhook_types import WebhookType
+    from payments.webhooks import webhook_emit
+
+    data = {"id": "Transaction:019542f5-b3e7-1d02-0000-000000000005", "status": "COMPLETED", "amount": 1500}
+    with transaction.atomic():
+        return [
+            webhook_emit(
+                platform=platform, type=WebhookType.OUTGOING_PAYMENT_COMPLETED, data=data, schedule=False
+            ).pk
+            for _ in range(count)
+        ]
+
+
+def _wait_delivered(event_ids: list, seconds: float) -> int:
+    from payments.models import WebhookEvent
+
+    deadline = time.monotonic() + seconds
+    while True:
+        delivered = WebhookEvent.objects.filter(
+            pk__in=event_ids, status=WebhookEvent.Status.DELIVERED
+        ).count()
+        if delivered == len(event_ids) or time.monotonic() > deadline:
+            return delivered
+        time.sleep(0.25)
+
+
+def delivered_events_per_second() -> dict:
+    from payments.platforms import platform_create
+    from payments.tasks import webhook_deliver_task
+
+    receiver = ThreadingHTTPServer(("127.0.0.1", 0), _Ok)
+    receiver.daemon_threads = True
+    threading.Thread(target=receiver.serve_forever, args=(0.1,), daemon=True).start()
+    platform, _token, _secret = platform_create(name="Webhook benchmark platform")
+    platform.webhook_endpoint = f"http://127.0.0.1:{receiver.server_address[1]}/hooks"
+    platform.save(update_fields=["webhook_endpoint"])
+    queue = f"bench-webhooks-{os.getpid()}"
+
+    def send(event_ids: list) -> None:
+        for event_id in event_ids:
+            webhook_deliver_task.apply_async((str(event_id),), queue=queue)
+
+    # A fixed argument list with our own virtualenv's celery.
+    worker = subprocess.Popen(  # noqa: S603
+        [
+            str(Path(sys.executable).parent / "celery"),
+            "-A",
+            "project",
+            "worker",
+            "--pool",
+            os.environ.get("BENCH_WEBHOOK_POOL", "solo"),
+            "--concurrency",
+            "1",
+            "--queues",
+            queue,
+            "--loglevel",
+            "WARNING",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ],
+        env=dict(os.environ),
+    )
+    try:
+        warm_up = _emit(platform, 5)
+        send(warm_up)
+        if _wait_delivered(warm_up, START_SECONDS) < len(warm_up):
+            return {"per_second": 0.0, "events": EVENTS, "error": "the worker delivered nothing"}
+        event_ids = _emit(platform, EVENTS)
+        started = time.monotonic()
+        send(event_ids)
+        delivered = _wait_delivered(event_ids, RUN_SECONDS)
+        seconds = time.monotonic() - started
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        receiver.shutdown()
+        receiver.server_close()
+    result = {"per_second": round(delivered / seconds, 1), "events": EVENTS, "seconds": round(seconds, 2)}
+    if delivered < EVENTS:
+        result["error"] = f"only {delivered} of {EVENTS} delivered in {RUN_SECONDS} s"
+    return result

@@ -1,0 +1,141 @@
+import pytest
+
+from payments.accounts import account_balance, internal_accounts_provision
+from payments.customers import customer_status_transition
+from payments.models import InternalAccount
+from tests import factories
+from tests.payments.kyc_support import business, create, individual
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def multi_currency(api):
+    api.platform.supported_currencies = [
+        {"currencyCode": "USD"},
+        {"currencyCode": "EUR"},
+        {"currencyCode": "USDC"},
+    ]
+    api.platform.save()
+    return api
+
+
+def test_an_approved_individual_gets_holding_accounts_and_a_global_account(multi_currency):
+    api = multi_currency
+    customer = create(api, individual())
+    body = api.get("/customers/internal-accounts", {"customerId": customer["id"]}).json()
+    kinds = sorted((a["type"], a["balance"]["currency"]["code"]) for a in body["data"])
+    assert kinds == [
+        ("EMBEDDED_WALLET", "USDC"),
+        ("INTERNAL_CRYPTO", "USDC"),
+        ("INTERNAL_FIAT", "EUR"),
+        ("INTERNAL_FIAT", "USD"),
+    ]
+    usd = next(a for a in body["data"] if a["balance"]["currency"]["code"] == "USD")
+    assert usd["id"].startswith("InternalAccount:")
+    assert usd["customerId"] == customer["id"]
+    assert usd["status"] == "ACTIVE"
+    assert usd["balance"] == {
+        "amount": 0,
+        "currency": {"code": "USD", "name": "United States Dollar", "symbol": "$", "decimals": 2},
+    }
+    assert usd["totalBalance"] == usd["balance"]
+    assert usd["fundingPaymentInstructions"] == []
+    assert "privateEnabled" not in usd
+    wallet = next(a for a in body["data"] if a["type"] == "EMBEDDED_WALLET")
+    assert wallet["privateEnabled"] is False
+
+
+def test_requested_currencies_limit_the_accounts(multi_currency):
+    customer = create(multi_currency, individual(currencies=["EUR"]))
+    body = multi_currency.get("/customers/internal-accounts", {"customerId": customer["id"]}).json()
+    assert sorted(a["type"] for a in body["data"]) == ["EMBEDDED_WALLET", "INTERNAL_FIAT"]
+
+
+def test_no_accounts_before_approval_and_businesses_get_no_wallet(api):
+    pending = create(api, individual("Jane 001"))
+    assert api.get("/customers/internal-accounts", {"customerId": pending["id"]}).json()["data"] == []
+    biz = create(api, business("RC-777"))
+    api.post("/verifications", {"customerId": biz["id"]})
+    accounts = api.get("/customers/internal-accounts", {"customerId": biz["id"]}).json()["data"]
+    assert [a["type"] for a in accounts] == ["INTERNAL_FIAT"]
+
+
+def test_provisioning_is_safe_to_repeat(api):
+    customer, wallet = factories.approved_customer_with_wallet(platform=api.platform)
+    before = set(customer.internal_accounts.values_list("pk", flat=True))
+    internal_accounts_provision(customer)
+    customer_status_transition(customer, "APPROVED", actor="test")
+    assert set(customer.internal_accounts.values_list("pk", flat=True)) == before
+    assert wallet.name == "Global Account"
+    assert account_balance(wallet) == 0
+
+
+def test_filters_and_pagination(multi_currency, other_api):
+    api = multi_currency
+    a = create(api, individual(platformCustomerId="a"))
+    b = create(api, individual(platformCustomerId="b", email="b@example.com"))
+    everything = api.get("/customers/internal-accounts", {"limit": 100}).json()
+    assert everything["totalCount"] == 8
+    wallets = api.get("/customers/internal-accounts", {"type": "EMBEDDED_WALLET"}).json()["data"]
+    assert sorted(w["customerId"] for w in wallets) == sorted([a["id"], b["id"]])
+    eur = api.get("/customers/internal-accounts", {"currency": "EUR", "customerId": b["id"]}).json()["data"]
+    assert [(x["customerId"], x["type"]) for x in eur] == [(b["id"], "INTERNAL_FIAT")]
+    page = api.get("/customers/internal-accounts", {"limit": 3}).json()
+    assert page["hasMore"] is True and len(page["data"]) == 3
+    assert api.get("/customers/internal-accounts", {"type": "SAVINGS"}).status_code == 400
+    assert api.get("/customers/internal-accounts", {"customerId": "junk"}).status_code == 400
+    # Isolation.
+    assert other_api.get("/customers/internal-accounts").json()["totalCount"] == 0
+    assert other_api.get("/customers/internal-accounts", {"customerId": a["id"]}).json()["data"] == []
+
+
+def test_deleted_customers_accounts_are_not_listed(api):
+    customer = create(api, individual())
+    api.delete(f"/customers/{customer['id']}")
+    assert api.get("/customers/internal-accounts").json()["totalCount"] == 0
+
+
+def test_platform_accounts_one_per_supported_currency(multi_currency, other_api):
+    api = multi_currency
+    create(api, individual())
+    body = api.get("/platform/internal-accounts").json()
+    assert set(body) == {"data"}
+    assert sorted((a["type"], a["balance"]["currency"]["code"]) for a in body["data"]) == [
+        ("INTERNAL_CRYPTO", "USDC"),
+        ("INTERNAL_FIAT", "EUR"),
+        ("INTERNAL_FIAT", "USD"),
+    ]
+    assert all("customerId" not in a for a in body["data"])
+    again = api.get("/platform/internal-accounts").json()
+    assert [a["id"] for a in again["data"]] == [a["id"] for a in body["data"]]
+    assert [
+        a["balance"]["currency"]["code"]
+        for a in api.get("/platform/internal-accounts", {"currency": "EUR"}).json()["data"]
+    ] == ["EUR"]
+    crypto = api.get("/platform/internal-accounts", {"type": "INTERNAL_CRYPTO"}).json()["data"]
+    assert [a["balance"]["currency"]["code"] for a in crypto] == ["USDC"]
+    theirs = other_api.get("/platform/internal-accounts").json()["data"]
+    assert {a["id"] for a in theirs}.isdisjoint({a["id"] for a in body["data"]})
+    assert InternalAccount.objects.filter(customer__isnull=True, platform=api.platform).count() == 3
+
+
+def test_factories_for_other_engineers(db):
+    customer, wallet = factories.approved_customer_with_wallet()
+    assert customer.status == "APPROVED"
+    assert wallet.type == "EMBEDDED_WALLET" and wallet.customer == customer
+    account = factories.InternalAccountFactory()
+    assert account.platform == account.customer.platform
+    platform_account = factories.InternalAccountFactory(customer=None)
+    assert platform_account.customer is None
+
+
+def test_adding_a_currency_to_an_approved_customer_adds_its_account(multi_currency):
+    api = multi_currency
+    customer = create(api, individual(currencies=["USD"]))
+    api.patch(f"/customers/{customer['id']}", {"customerType": "INDIVIDUAL", "currencies": ["USD", "EUR"]})
+    accounts = api.get("/customers/internal-accounts", {"customerId": customer["id"]}).json()["data"]
+    assert sorted(a["balance"]["currency"]["code"] for a in accounts if a["type"] == "INTERNAL_FIAT") == [
+        "EUR",
+        "USD",
+    ]

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from payments.api.customers import SignedRequestChallengeSerializer
+from payments.api.internal_accounts import InternalAccountSerializer
+from payments.api.parsing import ApiSerializer, parse_body
+from wallets.api.common import (
+    SIGNED_RETRY_PARAMETERS,
+    UNCOMPRESSED_KEY_PATTERN,
+    client_key_field,
+    render,
+    signed_retry_headers,
+)
+from wallets.credentials import wallet_account_get
+from wallets.export import wallet_export
+from wallets.privacy import wallet_update
+
+TAGS = ["Internal Accounts"]
+
+
+class InternalAccountUpdateRequestSerializer(ApiSerializer):
+    privateEnabled = serializers.BooleanField(required=False)
+
+    def validate(self, attrs: dict) -> dict:
+        if not attrs:
+            raise serializers.ValidationError({"privateEnabled": ["Send at least one field to update."]})
+        return attrs
+
+
+class InternalAccountExportRequestSerializer(ApiSerializer):
+    clientPublicKey = client_key_field(pattern=UNCOMPRESSED_KEY_PATTERN, min_length=130)
+
+
+class InternalAccountExportResponseSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    encryptedWalletCredentials = serializers.CharField()
+
+
+class InternalAccountUpdateApi(APIView):
+    @extend_schema(
+        operation_id="updateInternalAccount",
+        request=InternalAccountUpdateRequestSerializer,
+        parameters=SIGNED_RETRY_PARAMETERS,
+        responses={200: InternalAccountSerializer, 202: SignedRequestChallengeSerializer},
+        tags=TAGS,
+    )
+    def patch(self, request: Request, id: str) -> Response:
+        changes = parse_body(InternalAccountUpdateRequestSerializer, request.data)
+        account = wallet_account_get(platform=request.auth.platform, account_id=id)
+        return render(
+            wallet_update(
+                platform=request.auth.platform,
+                account=account,
+                changes=dict(changes),
+                **signed_retry_headers(request),
+            )
+        )
+
+
+class InternalAccountExportApi(APIView):
+    @extend_schema(
+        operation_id="exportInternalAccount",
+        request=InternalAccountExportRequestSerializer,
+        parameters=SIGNED_RETRY_PARAMETERS,
+        responses={
+            200: InternalAccountExportResponseSerializer,
+            202: SignedRequestChallengeSerializer,
+        },
+        tags=TAGS,
+    )
+    def post(self, request: Request, id: str) -> Response:
+        data = parse_body(InternalAccountExportRequestSerializer, request.data)
+        account = wallet_account_get(platform=request.auth.platform, account_id=id)
+        return render(
+            wallet_export(
+                platform=request.auth.platform,
+                account=account,
+                client_public_key=data["clientPublicKey"],
+                **signed_retry_headers(request),
+            )
+        )

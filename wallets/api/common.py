@@ -1,0 +1,98 @@
+"""What every wallet view shares: the signed-retry headers, the sandbox switch, rendering results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from payments.api.parsing import ApiSerializer, parse_body
+from wallets.crypto import InvalidKey, public_key_from_hex
+from wallets.signed_retry import Challenge, Outcome, Processing
+from wallets.wire import WalletOperationProcessingSerializer
+
+SIMULATE_HEADER = "Service-Sandbox-Simulate"
+SLOW_WALLET = "slow-wallet"
+
+SIGNATURE_PARAMETER = OpenApiParameter(
+    "Service-Wallet-Signature",
+    str,
+    OpenApiParameter.HEADER,
+    description="On the signed retry: the stamp over the challenge's payloadToSign",
+)
+REQUEST_ID_PARAMETER = OpenApiParameter(
+    "Request-Id", str, OpenApiParameter.HEADER, description="On the signed retry: the challenge's requestId"
+)
+SIMULATE_PARAMETER = OpenApiParameter(
+    SIMULATE_HEADER,
+    str,
+    OpenApiParameter.HEADER,
+    enum=[SLOW_WALLET],
+    description=(
+        "Sandbox only (ignored in production): `slow-wallet` makes the signed retry answer "
+        "200 PROCESSING first; re-send it identically until it answers with the outcome"
+    ),
+)
+SIGNED_RETRY_PARAMETERS = [SIGNATURE_PARAMETER, REQUEST_ID_PARAMETER, SIMULATE_PARAMETER]
+PROCESSING_RESPONSE = OpenApiResponse(
+    WalletOperationProcessingSerializer,
+    description="Still processing: re-send the identical request (a 200 is a result only without status PROCESSING)",
+)
+TAGS = ["Embedded Wallet Auth"]
+
+CLIENT_PUBLIC_KEY_PATTERN = r"^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$"
+UNCOMPRESSED_KEY_PATTERN = r"^04[0-9a-fA-F]{128}$"
+
+
+def signed_retry_headers(request: Request) -> dict[str, Any]:
+    """Keyword arguments for the domain functions: the two headers and the sandbox switch."""
+    simulate = request.headers.get(SIMULATE_HEADER, "").strip().lower()
+    return {
+        "signature": request.headers.get("Service-Wallet-Signature") or None,
+        "request_id": request.headers.get("Request-Id") or None,
+        "simulate_slow": settings.SANDBOX and simulate == SLOW_WALLET,
+    }
+
+
+def render(result: Challenge | Outcome | Processing) -> Response:
+    if isinstance(result, Challenge):
+        return Response(result.body(), status=202)
+    if isinstance(result, Processing):
+        return Response(result.body(), status=200)
+    if result.status == 204:
+        return Response(status=204)
+    return Response(result.body, status=result.status)
+
+
+def _on_the_curve(value: str) -> None:
+    try:
+        public_key_from_hex(value)
+    except InvalidKey:
+        raise serializers.ValidationError("Not a point on P-256.", code="invalid") from None
+
+
+def client_key_field(*, pattern: str = CLIENT_PUBLIC_KEY_PATTERN, **kwargs: Any) -> serializers.RegexField:
+    # Never trimmed: the OIDC nonce is the hash of the exact string sent.
+    return serializers.RegexField(
+        pattern, max_length=130, trim_whitespace=False, validators=[_on_the_curve], **kwargs
+    )
+
+
+def parse_typed(by_type: dict[str, type[serializers.Serializer]], data: Any) -> dict[str, Any]:
+    """Parse a body whose `type` chooses the serializer (the reference's discriminated oneOfs)."""
+
+    class TypeOnly(ApiSerializer):
+        type = serializers.ChoiceField(choices=list(by_type))
+
+    kind = parse_body(TypeOnly, data)["type"]
+    return dict(parse_body(by_type[kind], data))
+
+
+def raw_body(request: Request) -> Any:
+    """The JSON the client sent (what signed retries bind); an absent body counts as `{}`."""
+    data = request.data
+    return {} if data is None or (hasattr(data, "dict") and not data) else data

@@ -1,0 +1,112 @@
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from payments.api.customers import SignedRequestChallengeSerializer
+from payments.api.parsing import ApiSerializer, parse_body
+from wallets import service_keys
+from wallets.api.common import (
+    PROCESSING_RESPONSE,
+    SIGNED_RETRY_PARAMETERS,
+    TAGS,
+    client_key_field,
+    render,
+    signed_retry_headers,
+)
+from wallets.api.credentials import CredentialListQuerySerializer, account_id_query
+from wallets.sessions import session_list, session_refresh, session_revoke
+from wallets.wire import AuthSessionSerializer, AuthSignedRequestChallengeSerializer, auth_session
+
+
+class SessionListResponseSerializer(serializers.Serializer):
+    data = AuthSessionSerializer(many=True)
+
+
+class SessionListApi(APIView):
+    @extend_schema(
+        operation_id="listAuthSessions",
+        parameters=[CredentialListQuerySerializer],
+        responses=SessionListResponseSerializer,
+        tags=TAGS,
+    )
+    def get(self, request: Request) -> Response:
+        sessions = session_list(platform=request.auth.platform, account_id=account_id_query(request))
+        return Response({"data": [auth_session(s) for s in sessions]})
+
+
+class SessionDetailApi(APIView):
+    @extend_schema(
+        operation_id="revokeAuthSession",
+        parameters=SIGNED_RETRY_PARAMETERS,
+        responses={204: None, 202: AuthSignedRequestChallengeSerializer, 200: PROCESSING_RESPONSE},
+        tags=TAGS,
+    )
+    def delete(self, request: Request, id: str) -> Response:
+        return render(
+            session_revoke(platform=request.auth.platform, session_id=id, **signed_retry_headers(request))
+        )
+
+
+class AuthSessionRefreshRequestSerializer(ApiSerializer):
+    clientPublicKey = client_key_field()
+
+
+class SessionRefreshApi(APIView):
+    @extend_schema(
+        operation_id="refreshAuthSession",
+        request=AuthSessionRefreshRequestSerializer,
+        parameters=SIGNED_RETRY_PARAMETERS,
+        responses={
+            201: AuthSessionSerializer,
+            202: SignedRequestChallengeSerializer,
+            200: PROCESSING_RESPONSE,
+        },
+        tags=TAGS,
+    )
+    def post(self, request: Request, id: str) -> Response:
+        data = parse_body(AuthSessionRefreshRequestSerializer, request.data)
+        return render(
+            session_refresh(
+                platform=request.auth.platform,
+                session_id=id,
+                client_public_key=data["clientPublicKey"],
+                **signed_retry_headers(request),
+            )
+        )
+
+
+class ServiceKeysSerializer(serializers.Serializer):
+    otpEncryptionSignerPublicKey = serializers.CharField(
+        help_text="Signs otpEncryptionTargetBundle (its enclaveQuorumPublic); pin it when encrypting OTP codes"
+    )
+    exportSignerPublicKey = serializers.CharField(
+        help_text="Signs encryptedWalletCredentials (its enclaveQuorumPublic); pin it when opening exports"
+    )
+
+
+class ServiceKeysApi(APIView):
+    """Not in the reference: the keys clients pin, uncompressed lowercase hex (130 characters)."""
+
+    authentication_classes = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="getWalletServiceKeys",
+        summary="Public keys of the service's bundle signers",
+        description=(
+            "The P-256 public keys that sign `otpEncryptionTargetBundle` and `encryptedWalletCredentials`, "
+            "as uncompressed lowercase hex: exactly the `enclaveQuorumPublic` value of those bundles, the "
+            "form clients pin by string comparison (pass it as the signer override of a Turnkey-style client). "
+            "Generated once per deployment. No authentication."
+        ),
+        responses=ServiceKeysSerializer,
+        auth=[],
+        tags=TAGS,
+    )
+    def get(self, request: Request) -> Response:
+        return Response(service_keys.published_keys())

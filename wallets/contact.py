@@ -1,0 +1,137 @@
+"""Customer contact changes that touch wallet OTP credentials (the signed retry on `PATCH /customers/{id}`).
+
+Payments' `customer_update` asks, through its `contact_change_requested` signal, before it changes
+`email` or `phone_number`. When the customer has active EMAIL_OTP credentials (for an email
+change) or SMS_OTP credentials (for a phone change) on its Global Accounts, the change needs the
+wallet's consent: the first PATCH answers 202, and the signed retry (stamped by an active session
+of any of those wallets) updates every tied credential and then lets payments update the customer,
+in one transaction: all or nothing. Rules of the reference:
+
+- email and phone number in the same PATCH → 400;
+- the new value already tied to another OTP credential of the platform → 409 EMAIL_OTP_EMAIL_ALREADY_EXISTS;
+- the tied credentials changed between the legs → 409 EMAIL_OTP_CREDENTIAL_SET_CHANGED;
+- a credential that cannot be updated → 424 EMAIL_OTP_CREDENTIAL_SYNC_FAILED (customer unchanged).
+
+No 200 PROCESSING here: payments' PATCH answers 200 Customer or 202.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import DatabaseError, transaction
+
+from payments import ids
+from payments.errors import BadRequest
+from payments.models import Customer, InternalAccount
+from wallets import signed_retry
+from wallets.errors import ContactAlreadyUsed, CredentialSetChanged, CredentialSyncFailed
+from wallets.models import AuthCredential, CredentialType, SignedRequest
+from wallets.signed_retry import Outcome, Signer
+
+_FIELDS = {
+    "email": ("email", CredentialType.EMAIL_OTP),
+    "phone_number": ("phoneNumber", CredentialType.SMS_OTP),
+}
+
+
+def _tied(customer_id: Any, credential_type: str):
+    return AuthCredential.objects.filter(
+        account__customer_id=customer_id,
+        account__type=InternalAccount.Type.EMBEDDED_WALLET,
+        type=credential_type,
+        revoked_at__isnull=True,
+    ).order_by("pk")
+
+
+def _in_use_check(*, platform_id: Any, customer_id: Any, credential_type: str, value: str) -> None:
+    taken = (
+        AuthCredential.objects.filter(
+            platform_id=platform_id, type=credential_type, contact__iexact=value, revoked_at__isnull=True
+        )
+        .exclude(account__customer_id=customer_id)
+        .exists()
+    )
+    if taken:
+        raise ContactAlreadyUsed(f"{value} is already tied to a {credential_type} credential")
+
+
+def contact_change_guard(
+    *, customer: Customer, changes: Mapping[str, Any], wallet_signature: str | None, request_id: str | None
+) -> dict[str, Any] | None:
+    """payments' hook (see `payments.customers.contact_change_guard` for the contract)."""
+    changing = [name for name in _FIELDS if name in changes and changes[name] != getattr(customer, name)]
+    tied = {name: list(_tied(customer.pk, _FIELDS[name][1])) for name in changing}
+    first_leg = signed_retry.is_first_leg(wallet_signature, request_id)
+    if first_leg and not any(tied.values()):
+        return None
+    # A signed retry goes on even if no credential is tied any more: its operation answers 409
+    # EMAIL_OTP_CREDENTIAL_SET_CHANGED (or 401 if it names no challenge).
+    if all(name in changes for name in _FIELDS):
+        raise BadRequest(
+            "Change email and phoneNumber in separate requests: this customer has wallet OTP credentials"
+        )
+    (name,) = changing
+    wire_name, credential_type = _FIELDS[name]
+    value = changes[name]
+    if not value:
+        raise BadRequest(f"{wire_name} cannot be removed while wallet {credential_type} credentials use it")
+    _in_use_check(
+        platform_id=customer.platform_id,
+        customer_id=customer.pk,
+        credential_type=credential_type,
+        value=value,
+    )
+    credentials = tied[name]
+    body = dict(changes)
+    if first_leg:
+        challenge = signed_retry.challenge_issue(
+            platform=customer.platform,
+            account=None,
+            organization_id=customer.public_id,
+            kind=SignedRequest.Kind.CONTACT_UPDATE,
+            target=customer.public_id,
+            body=body,
+            signer_rule=Signer.ANY_SESSION,
+            parameters={wire_name: value, "credentialIds": [c.public_id for c in credentials]},
+            params={
+                "field": name,
+                "value": value,
+                "credentialIds": [str(c.pk) for c in credentials],
+                "accountIds": sorted({str(c.account_id) for c in credentials}),
+            },
+        )
+        return challenge.body()
+    signed_retry.retry_complete(
+        platform=customer.platform,
+        kind=SignedRequest.Kind.CONTACT_UPDATE,
+        target=customer.public_id,
+        body=body,
+        signature=wallet_signature,
+        request_id=request_id,
+        record_failures=False,  # payments' transaction rolls the customer back with us
+    )
+    return None
+
+
+def contact_update_perform(request: SignedRequest) -> Outcome:
+    name, value = request.params["field"], request.params["value"]
+    credential_type = _FIELDS[name][1]
+    customer_id = ids.parse(Customer.ID_KIND, request.target)
+    credentials = list(_tied(customer_id, credential_type).select_for_update())
+    if [str(c.pk) for c in credentials] != request.params["credentialIds"]:
+        raise CredentialSetChanged()
+    _in_use_check(
+        platform_id=request.platform_id, customer_id=customer_id, credential_type=credential_type, value=value
+    )
+    try:
+        with transaction.atomic():
+            for credential in credentials:
+                credential.nickname = value
+                credential.contact = value
+                credential.touch()
+                credential.save(update_fields=["nickname", "contact", "updated_at"])
+    except DatabaseError:
+        raise CredentialSyncFailed() from None
+    return Outcome(200)

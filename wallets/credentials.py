@@ -1,0 +1,398 @@
+"""Authentication credentials of a wallet account: bootstrap, create, list, challenge, verify, revoke.
+
+Limits: one EMAIL_OTP, one SMS_OTP, any number of distinct PASSKEYs (the same WebAuthn credential
+id twice → 400 PASSKEY_CREDENTIAL_ALREADY_EXISTS), one OAUTH per provider identity (iss + sub),
+and at least one credential always remains. Adding a credential to an account that has one, and
+revoking one (stamped by a session of a *different* credential), are signed retries.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from payments import clock, ids
+from payments.api.fields import utc_timestamp
+from payments.errors import BadRequest, FieldError, InvalidInput, ResourceNotFound
+from payments.models import InternalAccount, Platform
+from wallets import oidc, passkeys, signed_retry
+from wallets.errors import CredentialAlreadyExists, PasskeyAlreadyExists, WalletUnauthorized
+from wallets.export import wallet_create
+from wallets.models import AuthCredential, CredentialType, SignedRequest
+from wallets.otp import otp_challenge_issue, otp_verify_start
+from wallets.sessions import (
+    passkey_challenge_issue,
+    passkey_login,
+    session_open,
+    sessions_revoke_for_credential,
+)
+from wallets.signed_retry import Challenge, Outcome, Processing, Signer
+from wallets.wire import auth_method, auth_session
+
+Kind = SignedRequest.Kind
+Result = Challenge | Outcome | Processing
+
+
+# --- reads -------------------------------------------------------------------------------------
+
+
+def wallet_account_get(*, platform: Platform, account_id: UUID | str) -> InternalAccount:
+    """The platform's EMBEDDED_WALLET account; anything else is 404."""
+    pk = account_id if isinstance(account_id, UUID) else ids.parse_or_none("InternalAccount", account_id)
+    account = (
+        InternalAccount.objects.for_platform(platform)
+        .select_related("customer")
+        .filter(pk=pk, type=InternalAccount.Type.EMBEDDED_WALLET)
+        .first()
+        if pk
+        else None
+    )
+    if account is None:
+        raise ResourceNotFound("InternalAccount")
+    return account
+
+
+def _active(account: InternalAccount | UUID):
+    return AuthCredential.objects.filter(account=account, revoked_at__isnull=True)
+
+
+def credential_list(*, platform: Platform, account_id: UUID) -> list[AuthCredential]:
+    signed_retry.requests_settle_due(account_ids=[account_id])
+    return list(
+        AuthCredential.objects.for_platform(platform)
+        .filter(account_id=account_id, revoked_at__isnull=True)
+        .order_by("pk")
+    )
+
+
+def credential_get(
+    *, platform: Platform, credential_id: str, include_revoked: bool = False
+) -> AuthCredential:
+    pk = ids.parse_or_none(AuthCredential.ID_KIND, credential_id)
+    credential = (
+        AuthCredential.objects.for_platform(platform)
+        .select_related("account", "platform")
+        .filter(pk=pk)
+        .first()
+        if pk
+        else None
+    )
+    if credential is None or (credential.revoked_at is not None and not include_revoked):
+        raise ResourceNotFound("AuthMethod")
+    return credential
+
+
+# --- bootstrap ---------------------------------------------------------------------------------
+
+
+def wallet_bootstrap(account: InternalAccount) -> None:
+    """A new Global Account: its wallet secret, and an EMAIL_OTP credential tied to the customer email."""
+    wallet_create(account)
+    customer = account.customer
+    if customer is not None and customer.email and not _active(account).exists():
+        AuthCredential.objects.create(
+            platform_id=account.platform_id,
+            account=account,
+            type=CredentialType.EMAIL_OTP,
+            nickname=customer.email,
+            contact=customer.email,
+        )
+
+
+# --- create ------------------------------------------------------------------------------------
+
+
+def credential_create(
+    *,
+    platform: Platform,
+    data: dict[str, Any],
+    body: Any,
+    signature: str | None,
+    request_id: str | None,
+    simulate_slow: bool,
+) -> Result:
+    """POST /auth/credentials. 202 while the account has a credential to sign with (always, for a
+    Global Account), then 201 AuthMethod on the signed retry; 201 at once otherwise."""
+    if not signed_retry.is_first_leg(signature, request_id):
+        return signed_retry.retry_complete(
+            platform=platform,
+            kind=Kind.CREDENTIAL_CREATE,
+            target="",  # the account is part of the body, which the challenge binds
+            body=body,
+            signature=signature,
+            request_id=request_id,
+            simulate_slow=simulate_slow,
+        )
+    account = wallet_account_get(platform=platform, account_id=data["accountId"])
+    plan = _creation_plan(account, data)
+    shown = {k: v for k, v in plan.items() if k in ("type", "nickname", "credentialId", "issuer", "subject")}
+    with transaction.atomic():
+        if not _active(account).exists():
+            return _credential_create_now(account.pk, plan)
+        return signed_retry.challenge_issue(
+            platform=platform,
+            account=account,
+            kind=Kind.CREDENTIAL_CREATE,
+            target="",
+            body=body,
+            signer_rule=Signer.ANY_SESSION,
+            credential_type=plan["type"],
+            parameters=shown,
+            params=plan,
+        )
+
+
+def _creation_plan(account: InternalAccount, data: dict[str, Any]) -> dict[str, Any]:
+    """Check a new credential and gather what creating it needs (stored with the challenge)."""
+    kind = data["type"]
+    customer = account.customer
+    if kind in (CredentialType.EMAIL_OTP, CredentialType.SMS_OTP):
+        contact = (
+            (customer.email if kind == CredentialType.EMAIL_OTP else customer.phone_number)
+            if customer
+            else ""
+        )
+        if not contact:
+            what = "email" if kind == CredentialType.EMAIL_OTP else "phoneNumber"
+            raise BadRequest(f"The account's customer has no {what} to send one-time codes to")
+        plan = {"type": kind, "nickname": contact, "contact": contact}
+    elif kind == CredentialType.OAUTH:
+        claims = oauth_token_check(data["oidcToken"], client_public_key=None, expected=None, registering=True)
+        plan = {
+            "type": kind,
+            "nickname": claims.email or claims.sub,
+            "issuer": claims.iss,
+            "subject": claims.sub,
+            "audience": claims.aud,
+        }
+    else:
+        try:
+            passkey = passkeys.registration_verify(
+                challenge=data["challenge"], attestation=data["attestation"]
+            )
+        except passkeys.PasskeyMalformed as exc:
+            raise InvalidInput(errors=[FieldError("attestation", exc.reason, {})]) from None
+        except passkeys.PasskeyInvalid as exc:
+            raise WalletUnauthorized(f"Passkey registration rejected: {exc.reason}") from None
+        plan = {
+            "type": kind,
+            "nickname": data["nickname"],
+            "credentialId": passkey.credential_id,
+            "publicKey": base64.b64encode(passkey.public_key).decode("ascii"),
+            "signCount": passkey.sign_count,
+            "transports": passkey.transports,
+            "aaguid": passkey.aaguid,
+        }
+    _duplicate_check(account, plan)
+    return plan
+
+
+def _duplicate_check(account: InternalAccount, plan: dict[str, Any]) -> None:
+    active = _active(account).filter(type=plan["type"])
+    if plan["type"] in (CredentialType.EMAIL_OTP, CredentialType.SMS_OTP):
+        if active.exists():
+            raise CredentialAlreadyExists(plan["type"])
+    elif plan["type"] == CredentialType.PASSKEY:
+        if active.filter(credential_id=plan["credentialId"]).exists():
+            raise PasskeyAlreadyExists()
+    elif active.filter(oidc_issuer=plan["issuer"], oidc_subject=plan["subject"]).exists():
+        raise BadRequest("The account already has an OAUTH credential for this provider identity")
+
+
+def _credential_create_now(account_id: UUID, plan: dict[str, Any]) -> Outcome:
+    account = InternalAccount.objects.select_for_update().get(pk=account_id)  # one creation at a time
+    _duplicate_check(account, plan)
+    credential = AuthCredential(
+        platform_id=account.platform_id,
+        account=account,
+        type=plan["type"],
+        nickname=plan["nickname"],
+        contact=plan.get("contact", ""),
+        credential_id=plan.get("credentialId", ""),
+        passkey_public_key=base64.b64decode(plan["publicKey"]) if "publicKey" in plan else None,
+        sign_count=plan.get("signCount", 0),
+        transports=plan.get("transports", []),
+        aaguid=plan.get("aaguid", ""),
+        oidc_issuer=plan.get("issuer", ""),
+        oidc_subject=plan.get("subject", ""),
+        oidc_audience=plan.get("audience", ""),
+    )
+    try:
+        with transaction.atomic():
+            credential.save(force_insert=True)
+    except IntegrityError:  # a concurrent creation won the race past the check above
+        _duplicate_check(account, plan)
+        raise
+    bundle = otp_challenge_issue(credential=credential) if credential.is_otp else None
+    return Outcome(201, auth_method(credential, otp_bundle=bundle))
+
+
+def credential_create_perform(request: SignedRequest) -> Outcome:
+    return _credential_create_now(request.account_id, request.params)
+
+
+# --- revoke ------------------------------------------------------------------------------------
+
+
+def credential_revoke(
+    *,
+    platform: Platform,
+    credential_id: str,
+    signature: str | None,
+    request_id: str | None,
+    simulate_slow: bool,
+) -> Result:
+    """DELETE /auth/credentials/{id}: 202, then 204; the credential's sessions end with it."""
+    credential = credential_get(platform=platform, credential_id=credential_id, include_revoked=True)
+    if not signed_retry.is_first_leg(signature, request_id):
+        return signed_retry.retry_complete(
+            platform=platform,
+            kind=Kind.CREDENTIAL_REVOKE,
+            target=credential.public_id,
+            body=None,
+            signature=signature,
+            request_id=request_id,
+            simulate_slow=simulate_slow,
+        )
+    if credential.revoked_at is not None:
+        raise ResourceNotFound("AuthMethod")
+    _last_credential_check(credential)
+    return signed_retry.challenge_issue(
+        platform=platform,
+        account=credential.account,
+        kind=Kind.CREDENTIAL_REVOKE,
+        target=credential.public_id,
+        body=None,
+        signer_rule=Signer.OTHER_CREDENTIAL,
+        excluded_credential_id=credential.pk,
+        credential_type=credential.type,
+        parameters={"credentialType": credential.type, "nickname": credential.nickname},
+    )
+
+
+def _last_credential_check(credential: AuthCredential) -> None:
+    if not _active(credential.account_id).exclude(pk=credential.pk).exists():
+        raise BadRequest("An account must keep at least one credential; add another before revoking this one")
+
+
+def credential_revoke_perform(request: SignedRequest) -> Outcome:
+    InternalAccount.objects.select_for_update().get(pk=request.account_id)  # serialise the last-one check
+    credential = AuthCredential.objects.select_for_update().get(
+        pk=ids.parse(AuthCredential.ID_KIND, request.target)
+    )
+    if credential.revoked_at is not None:
+        raise ResourceNotFound("AuthMethod")
+    _last_credential_check(credential)
+    credential.revoked_at = clock.now()
+    credential.touch()
+    credential.save(update_fields=["revoked_at", "updated_at"])
+    sessions_revoke_for_credential(credential)
+    return Outcome(204)
+
+
+# --- challenge and verify ----------------------------------------------------------------------
+
+
+def credential_challenge(
+    *, platform: Platform, credential_id: str, client_public_key: str | None
+) -> dict[str, Any]:
+    """POST /auth/credentials/{id}/challenge: a new code (OTP) or a WebAuthn challenge (PASSKEY)."""
+    credential = credential_get(platform=platform, credential_id=credential_id)
+    if credential.is_otp:
+        return auth_method(credential, otp_bundle=otp_challenge_issue(credential=credential))
+    if credential.type == CredentialType.OAUTH:
+        raise BadRequest("OAUTH credentials have no challenge step; verify with a fresh OIDC token")
+    if client_public_key is None:
+        raise InvalidInput(
+            errors=[FieldError("clientPublicKey", "Required for PASSKEY credentials", {"required": True})]
+        )
+    request, challenge = passkey_challenge_issue(credential=credential, client_public_key=client_public_key)
+    return {
+        **auth_method(credential),
+        "challenge": challenge,
+        "requestId": request.public_id,
+        "expiresAt": utc_timestamp(request.expires_at),
+    }
+
+
+def credential_verify(
+    *,
+    platform: Platform,
+    credential_id: str,
+    data: dict[str, Any],
+    body: Any,
+    signature: str | None,
+    request_id: str | None,
+    simulate_slow: bool,
+) -> Result:
+    """POST /auth/credentials/{id}/verify, by type: OTP 202 then 200 Session; OAUTH and PASSKEY 200."""
+    credential = credential_get(platform=platform, credential_id=credential_id, include_revoked=True)
+    if data["type"] != credential.type:
+        raise InvalidInput(
+            errors=[FieldError("type", f"This credential is {credential.type}", {"enum": [credential.type]})]
+        )
+    if credential.is_otp:
+        if signed_retry.is_first_leg(signature, request_id):
+            if credential.revoked_at is not None:
+                raise ResourceNotFound("AuthMethod")
+            return otp_verify_start(platform=platform, credential=credential, body=body)
+        return signed_retry.retry_complete(
+            platform=platform,
+            kind=Kind.OTP_VERIFY,
+            target=credential.public_id,
+            body=body,
+            signature=signature,
+            request_id=request_id,
+            simulate_slow=simulate_slow,
+        )
+    if credential.revoked_at is not None:
+        raise ResourceNotFound("AuthMethod")
+    if credential.type == CredentialType.PASSKEY:
+        return passkey_login(
+            platform=platform,
+            credential=credential,
+            body=body,
+            request_id=request_id,
+            simulate_slow=simulate_slow,
+        )
+    return oauth_verify(
+        credential=credential, token=data["oidcToken"], client_public_key=data["clientPublicKey"]
+    )
+
+
+def oauth_token_check(
+    token: str,
+    *,
+    client_public_key: str | None,
+    expected: oidc.OidcIdentity | None,
+    registering: bool = False,
+) -> oidc.OidcClaims:
+    try:
+        return oidc.oidc_token_check(
+            token=token,
+            client_public_key=client_public_key,
+            expected=expected,
+            production=settings.PRODUCTION,
+        )
+    except oidc.OidcMalformed as exc:
+        raise InvalidInput(errors=[FieldError("oidcToken", exc.reason, {})]) from None
+    except oidc.OidcInvalid as exc:
+        # The reference answers a registration naming an unsupported issuer 400, like a malformed token.
+        if registering and exc.reason == "unsupported issuer":
+            raise InvalidInput(errors=[FieldError("oidcToken", exc.reason, {})]) from None
+        raise WalletUnauthorized(f"OIDC token rejected: {exc.reason}") from None
+
+
+@transaction.atomic
+def oauth_verify(*, credential: AuthCredential, token: str, client_public_key: str) -> Outcome:
+    """The token must name the credential's identity (iss, aud, sub) in both modes, and its nonce the key."""
+    expected = oidc.OidcIdentity(
+        iss=credential.oidc_issuer, sub=credential.oidc_subject, aud=credential.oidc_audience
+    )
+    oauth_token_check(token, client_public_key=client_public_key, expected=expected)
+    session, encrypted_key = session_open(credential=credential, client_public_key=client_public_key)
+    return Outcome(200, auth_session(session, encrypted_key=encrypted_key))

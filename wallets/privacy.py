@@ -1,0 +1,53 @@
+"""Wallet privacy: `PATCH /internal-accounts/{id}` `{privateEnabled}` as a signed retry → 200 InternalAccount."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from payments.models import InternalAccount, Platform
+from wallets import signed_retry
+from wallets.models import SignedRequest
+from wallets.signed_retry import Challenge, Outcome, Processing, Signer
+from wallets.wire import internal_account
+
+
+def wallet_update(
+    *,
+    platform: Platform,
+    account: InternalAccount,
+    changes: dict[str, Any],
+    signature: str | None,
+    request_id: str | None,
+    simulate_slow: bool,
+) -> Challenge | Outcome | Processing:
+    """`changes` uses the wire names (`privateEnabled`), bound into the challenge as the body."""
+    if signed_retry.is_first_leg(signature, request_id):
+        return signed_retry.challenge_issue(
+            platform=platform,
+            account=account,
+            kind=SignedRequest.Kind.WALLET_UPDATE,
+            target=account.public_id,
+            body=changes,
+            signer_rule=Signer.ANY_SESSION,
+            parameters=dict(changes),
+            params={"changes": dict(changes)},
+        )
+    return signed_retry.retry_complete(
+        platform=platform,
+        kind=SignedRequest.Kind.WALLET_UPDATE,
+        target=account.public_id,
+        body=changes,
+        signature=signature,
+        request_id=request_id,
+        simulate_slow=simulate_slow,
+    )
+
+
+def wallet_update_perform(request: SignedRequest) -> Outcome:
+    account = InternalAccount.objects.select_for_update().get(pk=request.account_id)
+    changes = request.params["changes"]
+    if "privateEnabled" in changes:
+        account.private_enabled = changes["privateEnabled"]
+    account.touch()
+    account.save(update_fields=["private_enabled", "updated_at"])
+    return Outcome(200, internal_account(account))

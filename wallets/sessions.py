@@ -1,0 +1,288 @@
+"""Sessions: opening one for a verified credential, listing, refresh, revocation, passkey login.
+
+How the session key reaches the client depends on the form of `clientPublicKey`:
+
+- compressed (66 hex, the recommended client-held-key flow): the client's key IS the session key;
+  nothing is returned;
+- uncompressed (130 hex, the interface spec's legacy flow): the service generates a session key,
+  returns it sealed to the client's key as `encryptedSessionSigningKey` (a base58check credential
+  bundle) and keeps only its public half.
+
+A session authorizes nothing once revoked or past `expiresAt` (`AuthSession.objects.active()`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.db import transaction
+
+from payments import clock, ids
+from payments.errors import FieldError, InvalidInput, ResourceNotFound
+from payments.models import Platform
+from wallets import passkeys, signed_retry
+from wallets.crypto import (
+    credential_bundle_seal,
+    private_key_bytes,
+    private_key_generate,
+    public_key_from_hex,
+    public_key_hex,
+)
+from wallets.errors import WalletUnauthorized
+from wallets.models import AuthCredential, AuthSession, SignedRequest
+from wallets.signed_retry import Challenge, Outcome, Processing, Signer
+from wallets.wire import auth_session
+
+Kind = SignedRequest.Kind
+
+
+def session_open(*, credential: AuthCredential, client_public_key: str) -> tuple[AuthSession, str | None]:
+    """A new session of `credential`; returns it and, in the legacy flow, `encryptedSessionSigningKey`."""
+    encrypted_key = None
+    if len(client_public_key) == 130:
+        session_private_key = private_key_generate()
+        encrypted_key = credential_bundle_seal(private_key_bytes(session_private_key), client_public_key)
+        session_public_key = public_key_hex(session_private_key)
+        del session_private_key  # never stored: the client holds it now
+    else:
+        session_public_key = public_key_hex(public_key_from_hex(client_public_key))
+    now = clock.now()
+    session = AuthSession.objects.create(
+        platform_id=credential.platform_id,
+        account_id=credential.account_id,
+        credential=credential,
+        public_key=session_public_key,
+        expires_at=now + dt.timedelta(seconds=settings.WALLET_SESSION_SECONDS),
+        created_at=now,
+        updated_at=now,
+    )
+    if credential.verified_at is None:
+        credential.verified_at = now
+        credential.save(update_fields=["verified_at"])
+    return session, encrypted_key
+
+
+def session_list(*, platform: Platform, account_id: UUID) -> list[AuthSession]:
+    signed_retry.requests_settle_due(account_ids=[account_id])
+    return list(
+        AuthSession.objects.for_platform(platform)
+        .active()
+        .filter(account_id=account_id, credential__revoked_at__isnull=True)
+        .select_related("credential")
+        .order_by("pk")
+    )
+
+
+def _session_lookup(*, platform: Platform, session_id: str) -> AuthSession:
+    pk = ids.parse_or_none(AuthSession.ID_KIND, session_id)
+    session = (
+        AuthSession.objects.for_platform(platform)
+        .select_related("credential", "account")
+        .filter(pk=pk)
+        .first()
+        if pk
+        else None
+    )
+    if session is None:
+        raise ResourceNotFound("Session")
+    return session
+
+
+def _active(session: AuthSession) -> bool:
+    return session.is_active() and session.credential.revoked_at is None
+
+
+# --- revoke ------------------------------------------------------------------------------------
+
+
+def session_revoke(
+    *, platform: Platform, session_id: str, signature: str | None, request_id: str | None, simulate_slow: bool
+) -> Challenge | Outcome | Processing:
+    """DELETE /auth/sessions/{id}: 202, then 204 once stamped by any active session of the wallet
+    (the session itself included). Unknown, expired or revoked → 404."""
+    session = _session_lookup(platform=platform, session_id=session_id)
+    if signed_retry.is_first_leg(signature, request_id):
+        if not _active(session):
+            raise ResourceNotFound("Session")
+        return signed_retry.challenge_issue(
+            platform=platform,
+            account=session.account,
+            kind=Kind.SESSION_REVOKE,
+            target=session.public_id,
+            body=None,
+            signer_rule=Signer.ANY_SESSION,
+            credential_type=session.credential.type,
+        )
+    return signed_retry.retry_complete(
+        platform=platform,
+        kind=Kind.SESSION_REVOKE,
+        target=session.public_id,
+        body=None,
+        signature=signature,
+        request_id=request_id,
+        simulate_slow=simulate_slow,
+    )
+
+
+def session_revoke_perform(request: SignedRequest) -> Outcome:
+    session = (
+        AuthSession.objects.select_for_update()
+        .select_related("credential")
+        .get(pk=ids.parse(AuthSession.ID_KIND, request.target))
+    )
+    if not _active(session):
+        raise ResourceNotFound("Session")
+    session.revoked_at = clock.now()
+    session.touch()
+    session.save(update_fields=["revoked_at", "updated_at"])
+    return Outcome(204)
+
+
+# --- refresh -----------------------------------------------------------------------------------
+
+
+def session_refresh(
+    *,
+    platform: Platform,
+    session_id: str,
+    client_public_key: str,
+    signature: str | None,
+    request_id: str | None,
+    simulate_slow: bool,
+) -> Challenge | Outcome | Processing:
+    """POST /auth/sessions/{id}/refresh `{clientPublicKey}` (same on both legs): 202, then 201 with a
+    new session of the same credential, stamped by the session being refreshed, which must still
+    be active. The old session stays valid until its own `expiresAt`."""
+    session = _session_lookup(platform=platform, session_id=session_id)
+    body = {"clientPublicKey": client_public_key}
+    if signed_retry.is_first_leg(signature, request_id):
+        if not _active(session):
+            raise WalletUnauthorized("The session is no longer active; verify the credential again")
+        return signed_retry.challenge_issue(
+            platform=platform,
+            account=session.account,
+            kind=Kind.SESSION_REFRESH,
+            target=session.public_id,
+            body=body,
+            signer_rule=Signer.THIS_SESSION,
+            parameters={"targetPublicKey": client_public_key},
+            params={"sessionId": str(session.pk), "clientPublicKey": client_public_key},
+        )
+    return signed_retry.retry_complete(
+        platform=platform,
+        kind=Kind.SESSION_REFRESH,
+        target=session.public_id,
+        body=body,
+        signature=signature,
+        request_id=request_id,
+        simulate_slow=simulate_slow,
+    )
+
+
+def session_refresh_perform(request: SignedRequest) -> Outcome:
+    session = (
+        AuthSession.objects.select_for_update()
+        .select_related("credential")
+        .get(pk=request.params["sessionId"])
+    )
+    if not _active(session):
+        raise WalletUnauthorized("The session is no longer active; verify the credential again")
+    new_session, encrypted_key = session_open(
+        credential=session.credential, client_public_key=request.params["clientPublicKey"]
+    )
+    return Outcome(201, auth_session(new_session, encrypted_key=encrypted_key))
+
+
+# --- passkey login -----------------------------------------------------------------------------
+
+
+def passkey_challenge_issue(
+    *, credential: AuthCredential, client_public_key: str
+) -> tuple[SignedRequest, str]:
+    """The pending passkey login: a hex challenge bound to `client_public_key`, single use by requestId."""
+    challenge = passkeys.challenge_for(client_public_key, secrets.token_bytes(32))
+    issued = signed_retry.challenge_issue(
+        platform=credential.platform,
+        account=credential.account,
+        kind=Kind.PASSKEY_LOGIN,
+        target=credential.public_id,
+        body=None,
+        signer_rule=Signer.NONE,
+        credential_type=credential.type,
+        parameters={"challenge": challenge, "targetPublicKey": client_public_key},
+        params={"challenge": challenge, "clientPublicKey": client_public_key},
+    )
+    return issued.request, challenge
+
+
+def passkey_login(
+    *,
+    platform: Platform,
+    credential: AuthCredential,
+    body: dict[str, Any],
+    request_id: str | None,
+    simulate_slow: bool,
+) -> Outcome | Processing:
+    """Verify with `{type, assertion}` and the challenge's `Request-Id`: 200 AuthSession."""
+    return signed_retry.retry_complete(
+        platform=platform,
+        kind=Kind.PASSKEY_LOGIN,
+        target=credential.public_id,
+        body=body,
+        signature=None,
+        request_id=request_id,
+        simulate_slow=simulate_slow,
+    )
+
+
+def passkey_login_check(request: SignedRequest, body: dict[str, Any]) -> dict[str, Any]:
+    """Every WebAuthn check before the login is claimed; failures consume nothing."""
+    credential = AuthCredential.objects.get(pk=ids.parse(AuthCredential.ID_KIND, request.target))
+    if credential.revoked_at is not None:
+        raise ResourceNotFound("AuthMethod")
+    try:
+        sign_count = passkeys.assertion_verify(
+            assertion=body.get("assertion"),
+            expected_challenge=request.params["challenge"],
+            credential_id=credential.credential_id,
+            credential_public_key=bytes(credential.passkey_public_key),
+            current_sign_count=credential.sign_count,
+            allow_legacy_literal=settings.SANDBOX,
+        )
+    except passkeys.PasskeyMalformed as exc:
+        raise InvalidInput(
+            f"assertion: {exc.reason}", errors=[FieldError("assertion", exc.reason, {})]
+        ) from None
+    except passkeys.PasskeyInvalid as exc:
+        raise WalletUnauthorized(f"Passkey assertion rejected: {exc.reason}") from None
+    return {"signCount": sign_count}
+
+
+def passkey_login_perform(request: SignedRequest) -> Outcome:
+    credential = AuthCredential.objects.select_for_update().get(
+        pk=ids.parse(AuthCredential.ID_KIND, request.target)
+    )
+    if credential.revoked_at is not None:
+        raise ResourceNotFound("AuthMethod")
+    sign_count = request.params["signCount"]
+    if (sign_count or credential.sign_count) and sign_count <= credential.sign_count:
+        # Another login with this authenticator landed between the check and the claim.
+        raise WalletUnauthorized("Passkey assertion rejected: sign counter did not increase")
+    credential.sign_count = sign_count
+    credential.save(update_fields=["sign_count"])
+    session, encrypted_key = session_open(
+        credential=credential, client_public_key=request.params["clientPublicKey"]
+    )
+    return Outcome(200, auth_session(session, encrypted_key=encrypted_key))
+
+
+@transaction.atomic
+def sessions_revoke_for_credential(credential: AuthCredential) -> int:
+    now = clock.now()
+    return AuthSession.objects.filter(credential=credential, revoked_at__isnull=True).update(
+        revoked_at=now, updated_at=now
+    )

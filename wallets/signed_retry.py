@@ -1,0 +1,453 @@
+"""The signed-retry pattern: one engine for every wallet operation that needs the wallet's consent.
+
+1. First call (no `Service-Wallet-Signature`, no `Request-Id`): the operation checks what it can
+   and `challenge_issue` stores a `SignedRequest` and answers 202 `{type?, payloadToSign,
+   requestId, expiresAt}`. `payloadToSign` is compact JSON with sorted keys::
+
+       {"organizationId": <InternalAccount or Customer id>, "parameters": {..., "bodySha256": <hex>},
+        "requestId": "Request:<uuid>", "target": <id acted on>, "timestampMs": "<ms>",
+        "type": "ACTIVITY_TYPE_WALLET_<KIND>"}
+
+   stored exactly as issued; `bodySha256` is the SHA-256 of the canonical JSON of the request
+   body (sorted keys, no whitespace), so the stamp commits to the body.
+2. Signed retry (`retry_complete`): the same request plus both headers. Checked in this order:
+   REQUEST_ID_MISSING / WALLET_SIGNATURE_MISSING (one header without the other), unknown or
+   expired `Request-Id` (401 UNAUTHORIZED), WALLET_SIGNATURE_MALFORMED (stamp does not decode),
+   WALLET_SIGNATURE_BODY_MISMATCH (canonical body differs from the challenged one),
+   WALLET_SIGNATURE_INVALID (signature does not verify over the stored payload, or its key is not
+   the key the request demands: an active session of the wallet, compared as points).
+   Checks that fail consume nothing; the client may correct itself before `expiresAt`.
+3. The request row is then locked and claimed (PENDING → COMPLETED/FAILED, or PROCESSING), so of
+   any number of concurrent retries exactly one performs the operation.
+
+Re-sending: a used `Request-Id` whose re-send is identical (same body and same signature header)
+gets the recorded terminal outcome again (status and body), never a second operation; while the
+operation is PROCESSING it gets 200 PROCESSING until the settlement is due, then the outcome. A
+used `Request-Id` with anything else is 401 UNAUTHORIZED. The exported wallet secret is the one
+outcome that is never recorded: it is produced when delivered, once.
+
+Sandbox: `sandbox-valid-signature` is accepted in place of a stamp (no key is then bound), and a
+retry marked `simulate_slow` answers 200 PROCESSING first and settles `WALLET_SANDBOX_SLOW_SECONDS`
+later (Celery task, or the next identical re-send or read, whichever comes first).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+
+from payments import clock, ids
+from payments.api.fields import utc_timestamp
+from payments.errors import ServiceError
+from payments.models import InternalAccount, Platform
+from wallets.crypto import StampInvalid, StampMalformed, same_point, stamp_verify
+from wallets.errors import (
+    RequestIdMissing,
+    RequestIdRejected,
+    WalletSignatureBodyMismatch,
+    WalletSignatureInvalid,
+    WalletSignatureMalformed,
+    WalletSignatureMissing,
+)
+from wallets.models import AuthSession, SignedRequest
+
+Kind = SignedRequest.Kind
+Signer = SignedRequest.Signer
+Status = SignedRequest.Status
+
+LEGACY_SIGNATURE = "sandbox-valid-signature"
+PROCESSING_MESSAGE = (
+    "The wallet provider is still processing this operation. Re-send the identical request (same body, "
+    "Service-Wallet-Signature and Request-Id) with backoff until the answer is not PROCESSING."
+)
+# Kinds whose result may not be recorded (the wallet secret): produced on delivery, delivered once.
+ONE_TIME_RESULT_KINDS = frozenset({Kind.WALLET_EXPORT})
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, cls=DjangoJSONEncoder)
+
+
+def body_sha256(body: Any) -> str:
+    """Digest of a request body as JSON, independent of key order and whitespace. No body = `{}`."""
+    return hashlib.sha256(canonical_json(body if body is not None else {}).encode("utf-8")).hexdigest()
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """Answer 202 with `body()`."""
+
+    request: SignedRequest
+
+    def body(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.request.credential_type:
+            out["type"] = self.request.credential_type
+        out["payloadToSign"] = self.request.payload_to_sign
+        out["requestId"] = self.request.public_id
+        out["expiresAt"] = utc_timestamp(self.request.expires_at)
+        return out
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A terminal answer: HTTP status and JSON body (None for 204)."""
+
+    status: int
+    body: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Processing:
+    message: str = PROCESSING_MESSAGE
+
+    def body(self) -> dict[str, str]:
+        return {"status": "PROCESSING", "message": self.message}
+
+
+Result = Challenge | Outcome | Processing
+
+
+@dataclass(frozen=True)
+class Proof:
+    """What authorized a claimed request, handed to the operation."""
+
+    signer_public_key: str  # compressed hex; "" for the sandbox literal or a stampless request
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# --- issuing ---------------------------------------------------------------------------------------
+
+
+def challenge_seconds() -> int:
+    return settings.WALLET_SIGNED_REQUEST_SECONDS
+
+
+def challenge_issue(
+    *,
+    platform: Platform,
+    account: InternalAccount | None,
+    kind: str,
+    target: str,
+    body: Any,
+    signer_rule: str,
+    organization_id: str | None = None,
+    credential_type: str = "",
+    parameters: dict[str, Any] | None = None,
+    params: dict[str, Any] | None = None,
+    signer_key: str = "",
+    excluded_credential_id: UUID | None = None,
+) -> Challenge:
+    """Store a pending request and return the 202 challenge.
+
+    `parameters` are shown in `payloadToSign` (what the signer agrees to); `params` are kept
+    server-side for the operation. Neither may hold secrets.
+    """
+    request_id = ids.uuid7()
+    now = clock.now()
+    digest = body_sha256(body)
+    payload = canonical_json(
+        {
+            "organizationId": organization_id or (account.public_id if account else ""),
+            "parameters": {**(parameters or {}), "bodySha256": digest},
+            "requestId": ids.render(SignedRequest.ID_KIND, request_id),
+            "target": target,
+            "timestampMs": str(int(now.timestamp() * 1000)),
+            "type": f"ACTIVITY_TYPE_WALLET_{kind}",
+        }
+    )
+    request = SignedRequest.objects.create(
+        id=request_id,
+        platform=platform,
+        account=account,
+        kind=kind,
+        target=target,
+        credential_type=credential_type,
+        body_sha256=digest,
+        payload_to_sign=payload,
+        params=params or {},
+        signer_rule=signer_rule,
+        signer_key=signer_key,
+        excluded_credential_id=excluded_credential_id,
+        expires_at=now + dt.timedelta(seconds=challenge_seconds()),
+        created_at=now,
+        updated_at=now,
+    )
+    return Challenge(request)
+
+
+def is_first_leg(signature: str | None, request_id: str | None) -> bool:
+    return not signature and not request_id
+
+
+# --- completing ------------------------------------------------------------------------------------
+
+
+def retry_complete(
+    *,
+    platform: Platform,
+    kind: str,
+    target: str,
+    body: Any,
+    signature: str | None,
+    request_id: str | None,
+    simulate_slow: bool = False,
+    record_failures: bool = True,
+) -> Outcome | Processing:
+    """Authenticate a signed retry and perform its operation once (see the module docstring).
+
+    With `record_failures=False` an operation that fails raises instead of recording a FAILED
+    outcome, so a caller's enclosing transaction can roll everything back.
+    """
+    stampless = kind == Kind.PASSKEY_LOGIN
+    if not request_id:
+        raise RequestIdMissing()
+    if not signature and not stampless:
+        raise WalletSignatureMissing()
+    request = _pending_lookup(platform=platform, kind=kind, target=target, request_id=request_id)
+    digest = body_sha256(body)
+    signature_digest = _sha256(signature or "")
+    if request.status != Status.PENDING:
+        return _resend(request, digest, signature_digest)
+    if request.expires_at <= clock.now():
+        raise RequestIdRejected("The requestId has expired; start the operation again")
+    proof = _authenticate(request, signature=signature, digest=digest, body=body)
+    with transaction.atomic():
+        request = SignedRequest.objects.select_for_update().get(pk=request.pk)
+        if request.status != Status.PENDING:  # a concurrent retry got here first
+            return _resend(request, digest, signature_digest)
+        _signer_confirm(request, proof)
+        request.signature_sha256 = signature_digest
+        if request.signer_rule == Signer.NONE:
+            request.body_sha256 = digest
+        request.signer_public_key = proof.signer_public_key
+        request.params = {**request.params, **proof.extra}
+        if simulate_slow:
+            return _processing_start(request)
+        return _perform(request, record_failures=record_failures)
+
+
+def _pending_lookup(*, platform: Platform, kind: str, target: str, request_id: str) -> SignedRequest:
+    pk = ids.parse_or_none(SignedRequest.ID_KIND, request_id)
+    request = (
+        SignedRequest.objects.for_platform(platform).filter(pk=pk, kind=kind, target=target).first()
+        if pk is not None
+        else None
+    )
+    if request is None:
+        raise RequestIdRejected("The Request-Id does not name a challenge issued for this operation")
+    return request
+
+
+def _authenticate(request: SignedRequest, *, signature: str | None, digest: str, body: Any) -> Proof:
+    if request.signer_rule == Signer.NONE:  # the body is bound when the request is claimed
+        return Proof("", _precheck(request, body))
+    verified = None
+    invalid = False
+    if not (settings.SANDBOX and signature == LEGACY_SIGNATURE):
+        try:
+            verified = stamp_verify(signature or "", request.payload_to_sign)
+        except StampMalformed as exc:
+            raise WalletSignatureMalformed(f"Service-Wallet-Signature is malformed: {exc}") from None
+        except StampInvalid:
+            invalid = True
+    if digest != request.body_sha256:
+        raise WalletSignatureBodyMismatch()
+    if invalid:
+        raise WalletSignatureInvalid("The signature does not verify over payloadToSign")
+    if verified is None:  # the sandbox literal: accepted without a key
+        return Proof("")
+    if request.signer_rule == Signer.KEY and not same_point(verified.public_key, request.signer_key):
+        raise WalletSignatureInvalid(_SIGNER_MESSAGES[Signer.KEY])
+    return Proof(verified.public_key_hex_compressed)
+
+
+def _signer_confirm(request: SignedRequest, proof: Proof) -> None:
+    """Inside the claim: the signing session must be active *now*, and stay so until we commit.
+
+    Lock order, everywhere: the request row, then the wallet accounts, then sessions and
+    credentials. The accounts are locked first so that a concurrent revocation (which locks the
+    account too) either commits before we look, or waits until we are done.
+    """
+    accounts = scope_account_ids(request)
+    if accounts:
+        list(
+            InternalAccount.objects.select_for_update()
+            .filter(pk__in=accounts)
+            .order_by("pk")
+            .values_list("pk")
+        )
+    if proof.signer_public_key and request.signer_rule in _SESSION_RULES:
+        if not signer_allowed(request, proof.signer_public_key, lock=True):
+            raise WalletSignatureInvalid(_SIGNER_MESSAGES[request.signer_rule])
+
+
+_SESSION_RULES = frozenset({Signer.ANY_SESSION, Signer.OTHER_CREDENTIAL, Signer.THIS_SESSION})
+
+
+_SIGNER_MESSAGES = {
+    Signer.ANY_SESSION: "The stamp's key is not the key of an active session of this wallet",
+    Signer.OTHER_CREDENTIAL: (
+        "The stamp's key is not the key of an active session of another credential of this wallet"
+    ),
+    Signer.THIS_SESSION: "The stamp's key is not the key of the session being refreshed, or it is no longer active",
+    Signer.KEY: "The stamp's key is not the client key bound to this request",
+}
+
+
+def scope_account_ids(request: SignedRequest) -> list[UUID]:
+    if request.account_id is not None:
+        return [request.account_id]
+    return [UUID(value) for value in request.params.get("accountIds", [])]
+
+
+def signer_allowed(request: SignedRequest, public_key_hex: str, *, lock: bool = False) -> bool:
+    """Whether `public_key_hex` (canonical compressed) may sign `request` right now."""
+    if request.signer_rule == Signer.KEY:
+        return same_point(public_key_hex, request.signer_key)
+    sessions = AuthSession.objects.active().filter(
+        account_id__in=scope_account_ids(request),
+        public_key=public_key_hex,
+        credential__revoked_at__isnull=True,
+    )
+    if request.signer_rule == Signer.OTHER_CREDENTIAL:
+        sessions = sessions.exclude(credential_id=request.excluded_credential_id)
+    elif request.signer_rule == Signer.THIS_SESSION:
+        sessions = sessions.filter(pk=request.params["sessionId"])
+    if lock:
+        sessions = sessions.select_for_update(of=("self",))
+    session = sessions.first()
+    # Keys are stored canonical, so the lookup is already a point comparison; say it anyway.
+    return session is not None and same_point(session.public_key, public_key_hex)
+
+
+def _processing_start(request: SignedRequest) -> Processing:
+    delay = settings.WALLET_SANDBOX_SLOW_SECONDS
+    request.status = Status.PROCESSING
+    request.settle_at = clock.now() + dt.timedelta(seconds=delay)
+    request.touch()
+    request.save()
+    pk = str(request.pk)
+    transaction.on_commit(lambda: _settle_later(pk, delay))
+    return Processing()
+
+
+def _settle_later(pk: str, delay: int) -> None:
+    from wallets.tasks import wallet_operation_settle_task
+
+    wallet_operation_settle_task.apply_async(args=[pk], countdown=delay)
+
+
+def _perform(request: SignedRequest, *, record_failures: bool = True) -> Outcome:
+    """Run the operation of a locked, claimed request and record its outcome."""
+    try:
+        with transaction.atomic():
+            outcome = _operation(request.kind)(request)
+    except ServiceError as exc:
+        if not record_failures:
+            raise
+        outcome = Outcome(exc.status, exc.body())
+        request.status = Status.FAILED
+    else:
+        request.status = Status.COMPLETED
+    request.outcome_status = outcome.status
+    request.outcome_body = None if request.kind in ONE_TIME_RESULT_KINDS else outcome.body
+    request.completed_at = clock.now()
+    request.touch()
+    request.save()
+    return outcome
+
+
+def _resend(request: SignedRequest, digest: str, signature_digest: str) -> Outcome | Processing:
+    if signature_digest != request.signature_sha256 or digest != request.body_sha256:
+        raise RequestIdRejected("This requestId has already been used")
+    if request.status == Status.PROCESSING:
+        request = request_settle(request.pk)
+        if request.status == Status.PROCESSING:
+            return Processing()
+    if request.status == Status.READY:
+        return _deliver(request.pk)
+    if request.kind in ONE_TIME_RESULT_KINDS and request.status == Status.COMPLETED:
+        raise RequestIdRejected("This requestId has already been used; the exported secret is returned once")
+    return Outcome(request.outcome_status, request.outcome_body)
+
+
+def _deliver(pk: UUID) -> Outcome:
+    with transaction.atomic():
+        request = SignedRequest.objects.select_for_update().get(pk=pk)
+        if request.status != Status.READY:
+            raise RequestIdRejected(
+                "This requestId has already been used; the exported secret is returned once"
+            )
+        if request.expires_at <= clock.now():
+            raise RequestIdRejected("The challenge lapsed before the result was collected; start again")
+        return _perform(request)
+
+
+@transaction.atomic
+def request_settle(pk: UUID | str) -> SignedRequest:
+    """Settle a PROCESSING request whose settlement is due; anything else is returned unchanged."""
+    request = SignedRequest.objects.select_for_update().get(pk=pk)
+    if request.status != Status.PROCESSING or request.settle_at > clock.now():
+        return request
+    if request.kind in ONE_TIME_RESULT_KINDS:
+        request.status = Status.READY
+        request.touch()
+        request.save()
+    else:
+        _perform(request)
+    return request
+
+
+def requests_settle_due(*, account_ids: Iterable[UUID] | None = None) -> int:
+    """Apply every due settlement (of the given accounts); reads call this so none waits for a worker."""
+    due = SignedRequest.objects.filter(status=Status.PROCESSING, settle_at__lte=clock.now())
+    if account_ids is not None:
+        due = due.filter(account_id__in=list(account_ids))
+    count = 0
+    for pk in due.values_list("pk", flat=True):
+        request_settle(pk)
+        count += 1
+    return count
+
+
+# --- the operations ----------------------------------------------------------------------------
+
+
+def _operation(kind: str) -> Callable[[SignedRequest], Outcome]:
+    from wallets import contact, credentials, export, otp, privacy, sessions
+
+    return {
+        Kind.CREDENTIAL_CREATE: credentials.credential_create_perform,
+        Kind.CREDENTIAL_REVOKE: credentials.credential_revoke_perform,
+        Kind.OTP_VERIFY: otp.otp_verify_perform,
+        Kind.PASSKEY_LOGIN: sessions.passkey_login_perform,
+        Kind.SESSION_REFRESH: sessions.session_refresh_perform,
+        Kind.SESSION_REVOKE: sessions.session_revoke_perform,
+        Kind.WALLET_EXPORT: export.wallet_export_perform,
+        Kind.WALLET_UPDATE: privacy.wallet_update_perform,
+        Kind.CONTACT_UPDATE: contact.contact_update_perform,
+    }[kind]
+
+
+def _precheck(request: SignedRequest, body: Any) -> dict[str, Any]:
+    """Stampless requests prove themselves another way before they are claimed (a passkey assertion)."""
+    from wallets import sessions
+
+    checks: dict[str, Callable[[SignedRequest, Any], dict[str, Any]]] = {
+        Kind.PASSKEY_LOGIN: sessions.passkey_login_check,
+    }
+    return checks[request.kind](request, body)

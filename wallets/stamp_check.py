@@ -1,0 +1,46 @@
+"""THE seam between payments and wallets: is this stamp from an active session of that wallet?
+
+Payments calls `wallet_stamp_verify` when an embedded wallet is the source of a quote and the
+quote's `payloadToSign` comes back stamped in `Service-Wallet-Signature` (no signed retry there,
+no `Request-Id`). It is the only wallets function payments may call.
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from django.conf import settings
+
+from wallets.crypto import StampInvalid, StampMalformed, same_point, stamp_verify
+from wallets.errors import WalletSignatureInvalid, WalletSignatureMalformed, WalletSignatureMissing
+from wallets.models import AuthSession
+from wallets.signed_retry import LEGACY_SIGNATURE
+
+
+def wallet_stamp_verify(*, internal_account_id: UUID, payload: str, header: str | None) -> None:
+    """Raise 401 WALLET_SIGNATURE_MISSING / _MALFORMED / _INVALID unless `header` is a stamp over
+    exactly `payload` by the key of an active (unexpired, unrevoked) session of the account.
+
+    Sandbox only: the legacy literal `sandbox-valid-signature` passes without a key.
+    """
+    if not header:
+        raise WalletSignatureMissing()
+    if settings.SANDBOX and header == LEGACY_SIGNATURE:
+        return
+    try:
+        verified = stamp_verify(header, payload)
+    except StampMalformed as exc:
+        raise WalletSignatureMalformed(f"Service-Wallet-Signature is malformed: {exc}") from None
+    except StampInvalid:
+        raise WalletSignatureInvalid("The signature does not verify over payloadToSign") from None
+    session = (
+        AuthSession.objects.active()
+        .filter(
+            account_id=internal_account_id,
+            public_key=verified.public_key_hex_compressed,
+            credential__revoked_at__isnull=True,
+        )
+        .first()
+    )
+    if session is None or not same_point(session.public_key, verified.public_key):
+        raise WalletSignatureInvalid("The stamp's key is not the key of an active session of this wallet")

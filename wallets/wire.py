@@ -1,0 +1,94 @@
+"""Wire shapes of the wallet's records (output serializers).
+
+Shared by the API layer, which renders and documents them, and by the operations behind signed
+retries, whose outcomes are recorded in these shapes so that a re-send replays them exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from payments.api.customers import SignedRequestChallengeSerializer
+from payments.api.fields import PublicIdField, UtcDateTimeField
+from payments.api.internal_accounts import InternalAccountSerializer
+from payments.models import InternalAccount
+from wallets.models import AuthCredential, AuthSession, CredentialType
+
+
+class AuthMethodSerializer(serializers.Serializer):
+    id = PublicIdField("AuthMethod")
+    accountId = PublicIdField("InternalAccount", source="account_id")
+    type = serializers.ChoiceField(choices=CredentialType.choices)
+    credentialId = serializers.CharField(source="credential_id", required=False, help_text="PASSKEY only")
+    nickname = serializers.CharField()
+    createdAt = UtcDateTimeField(source="created_at")
+    updatedAt = UtcDateTimeField(source="updated_at")
+
+    def to_representation(self, instance: AuthCredential) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        if instance.type != CredentialType.PASSKEY:
+            data.pop("credentialId", None)
+        return data
+
+
+class AuthMethodResponseSerializer(AuthMethodSerializer):
+    otpEncryptionTargetBundle = serializers.CharField(
+        required=False, help_text="OTP credentials, when a code was just sent: the HPKE target bundle"
+    )
+
+
+class AuthSessionSerializer(serializers.Serializer):
+    id = PublicIdField("Session")
+    accountId = PublicIdField("InternalAccount", source="account_id")
+    type = serializers.ChoiceField(choices=CredentialType.choices, source="credential.type")
+    credentialId = serializers.CharField(source="credential.credential_id", required=False)
+    nickname = serializers.CharField(source="credential.nickname")
+    createdAt = UtcDateTimeField(source="created_at")
+    updatedAt = UtcDateTimeField(source="updated_at")
+    expiresAt = UtcDateTimeField(source="expires_at")
+    encryptedSessionSigningKey = serializers.CharField(
+        required=False,
+        read_only=True,
+        help_text="Only when an uncompressed clientPublicKey was sent (legacy flow): the session key sealed to it",
+    )
+
+    def to_representation(self, instance: AuthSession) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        if instance.credential.type != CredentialType.PASSKEY:
+            data.pop("credentialId", None)
+        return data
+
+
+class PasskeyAuthChallengeSerializer(AuthMethodSerializer):
+    challenge = serializers.CharField(help_text="Lowercase hex; UTF-8 encode it as the WebAuthn challenge")
+    requestId = serializers.CharField()
+    expiresAt = serializers.DateTimeField()
+
+
+class AuthSignedRequestChallengeSerializer(SignedRequestChallengeSerializer):
+    type = serializers.ChoiceField(choices=CredentialType.choices)
+
+
+class WalletOperationProcessingSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["PROCESSING"])
+    message = serializers.CharField()
+
+
+def auth_method(credential: AuthCredential, *, otp_bundle: str | None = None) -> dict[str, Any]:
+    data = AuthMethodSerializer(credential).data
+    if otp_bundle is not None:
+        data["otpEncryptionTargetBundle"] = otp_bundle
+    return data
+
+
+def auth_session(session: AuthSession, *, encrypted_key: str | None = None) -> dict[str, Any]:
+    data = AuthSessionSerializer(session).data
+    if encrypted_key is not None:
+        data["encryptedSessionSigningKey"] = encrypted_key
+    return data
+
+
+def internal_account(account: InternalAccount) -> dict[str, Any]:
+    return InternalAccountSerializer(account).data
