@@ -1,9 +1,20 @@
+import json
+
 from django.contrib import admin, messages
 from django.utils.html import format_html
 
 # admin_review holds the customer review (queue, documents, approve/reject); importing it registers it.
 from payments import admin_review  # noqa: F401
-from payments.models import ApiToken, Platform, WebhookAttempt, WebhookEvent
+from payments.models import (
+    ApiToken,
+    BulkUploadJob,
+    BulkUploadRow,
+    ExternalAccount,
+    ExternalAccountStatusChange,
+    Platform,
+    WebhookAttempt,
+    WebhookEvent,
+)
 from payments.webhooks import webhook_redeliver
 
 
@@ -91,3 +102,129 @@ class WebhookEventAdmin(admin.ModelAdmin):
     def redeliver(self, request, queryset) -> None:
         count = webhook_redeliver(event_ids=list(queryset.values_list("pk", flat=True)))
         self.message_user(request, f"{count} webhook event(s) queued for redelivery.", messages.SUCCESS)
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class ExternalAccountStatusChangeInline(ReadOnlyInline):
+    model = ExternalAccountStatusChange
+    fields = ("created_at", "from_status", "to_status", "reason")
+    readonly_fields = fields
+
+
+@admin.register(ExternalAccount)
+class ExternalAccountAdmin(admin.ModelAdmin):
+    """Read-only: accounts are created through the API and change status only through
+    `payments.external_accounts.external_account_status_transition`."""
+
+    list_display = (
+        "public_id",
+        "account_type",
+        "currency",
+        "status",
+        "beneficiary_verification_status",
+        "customer",
+        "platform",
+        "created_at",
+        "deleted_at",
+    )
+    list_filter = ("status", "beneficiary_verification_status", "account_type", "currency")
+    list_select_related = ("customer", "platform")
+    search_fields = (
+        "platform_account_id",
+        "customer__platform_customer_id",
+        "customer__full_name",
+        "customer__email",
+        "platform__name",
+    )
+    fields = (
+        "public_id",
+        "platform",
+        "customer",
+        "account_type",
+        "currency",
+        "status",
+        "ownership_type",
+        "platform_account_id",
+        "default_uma_deposit_account",
+        "beneficiary_verification_status",
+        "beneficiary_verified_name",
+        "account_info_pretty",
+        "created_at",
+        "updated_at",
+        "deleted_at",
+    )
+    readonly_fields = fields
+    inlines = [ExternalAccountStatusChangeInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.display(description="account info")
+    def account_info_pretty(self, obj: ExternalAccount) -> str:
+        return format_html("<pre>{}</pre>", json.dumps(obj.account_info, indent=2, ensure_ascii=False))
+
+
+class FailedBulkUploadRowInline(ReadOnlyInline):
+    """Only the failed rows: a file holds up to 10,000, and the failures are what staff look at."""
+
+    model = BulkUploadRow
+    verbose_name_plural = "failed rows"
+    fields = ("row_number", "data", "error")
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(status=BulkUploadRow.Status.FAILED)
+
+
+@admin.register(BulkUploadJob)
+class BulkUploadJobAdmin(admin.ModelAdmin):
+    list_display = (
+        "public_id",
+        "platform",
+        "status",
+        "file_name",
+        "total",
+        "processed",
+        "successful",
+        "failed",
+        "created_at",
+        "completed_at",
+    )
+    list_filter = ("status",)
+    list_select_related = ("platform",)
+    search_fields = ("file_name", "platform__name")
+    fields = (
+        "public_id",
+        "platform",
+        "status",
+        "file_name",
+        "total",
+        "processed",
+        "successful",
+        "failed",
+        "failure_reason",
+        "created_at",
+        "updated_at",
+        "completed_at",
+    )
+    readonly_fields = fields
+    inlines = [FailedBulkUploadRowInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

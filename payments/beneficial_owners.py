@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 from uuid import UUID
 
+from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import QuerySet
 
@@ -15,7 +16,7 @@ from payments.customers import (
     customer_get,
     customer_get_for_update,
 )
-from payments.errors import FieldError, InvalidInput, ResourceNotFound
+from payments.errors import Conflict, FieldError, InvalidInput, ResourceNotFound
 from payments.models import BeneficialOwner, Customer, Platform
 
 
@@ -99,3 +100,18 @@ def beneficial_owner_list(*, platform: Platform, customer_id: UUID) -> QuerySet[
     customer = customer_get(platform=platform, customer_id=customer_id)
     _require_business(customer)
     return BeneficialOwner.objects.for_platform(platform).filter(customer=customer)
+
+
+@transaction.atomic
+def beneficial_owner_delete(*, platform: Platform, owner_id: UUID) -> None:
+    """Remove an owner and its documents (the hosted onboarding pages' "Remove"). Refused (409) once
+    the business is decided or one of the owner's documents went to a verification review."""
+    owner = BeneficialOwner.objects.for_platform(platform).select_for_update().filter(pk=owner_id).first()
+    if owner is None:
+        raise ResourceNotFound("BeneficialOwner")
+    customer = customer_get_for_update(platform=platform, customer_id=owner.customer_id)
+    if customer.status in TERMINAL_STATUSES or owner.documents.filter(submitted_at__isnull=False).exists():
+        raise Conflict(f"Beneficial owner {owner.public_id} was already submitted for verification")
+    names = [document.file.name for document in owner.documents.all()]
+    owner.delete()  # its documents go with it (on_delete=CASCADE)
+    transaction.on_commit(lambda: [default_storage.delete(name) for name in names])

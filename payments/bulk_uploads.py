@@ -27,7 +27,7 @@ from typing import Any
 from uuid import UUID
 
 from django.core.files.uploadedfile import UploadedFile
-from django.db import DatabaseError, transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import F
 
 from payments import clock
@@ -59,7 +59,9 @@ OPTIONAL_COLUMNS = (
     "businessIncorporatedOn",
 )
 KNOWN_COLUMNS = tuple(
-    dict.fromkeys((*REQUIRED_COLUMNS, *REQUIRED_BY_TYPE["INDIVIDUAL"], "businessLegalName", *OPTIONAL_COLUMNS))
+    dict.fromkeys(
+        (*REQUIRED_COLUMNS, *REQUIRED_BY_TYPE["INDIVIDUAL"], "businessLegalName", *OPTIONAL_COLUMNS)
+    )
 )
 _EXTRA_CELLS = "_extraCells"  # not a column name, so it cannot collide with one
 
@@ -106,7 +108,9 @@ def _decode(file: UploadedFile) -> str:
     try:
         text = raw.decode("utf-8-sig")  # a leading byte-order mark is dropped
     except UnicodeDecodeError as exc:
-        raise _file_error(f"is not UTF-8 text (invalid byte at offset {exc.start})", {"format": "csv"}) from None
+        raise _file_error(
+            f"is not UTF-8 text (invalid byte at offset {exc.start})", {"format": "csv"}
+        ) from None
     if "\x00" in text:
         raise _file_error("is not a text file (it contains NUL characters)", {"format": "csv"})
     return text
@@ -125,7 +129,9 @@ def _header(names: list[str]) -> list[str]:
         problems.append(f"missing required column(s): {', '.join(missing)}")
     if problems:
         raise _file_error(
-            "has an invalid header row: " + "; ".join(problems) + f". Known columns: {', '.join(KNOWN_COLUMNS)}",
+            "has an invalid header row: "
+            + "; ".join(problems)
+            + f". Known columns: {', '.join(KNOWN_COLUMNS)}",
             {"enum": list(KNOWN_COLUMNS)},
         )
     return header
@@ -226,7 +232,9 @@ def _row_input_errors(data: Mapping[str, str], platform: Platform) -> tuple[list
 
     errors: list[FieldError] = []
     if data.get(_EXTRA_CELLS):
-        errors.append(FieldError("row", f"has {data[_EXTRA_CELLS]} more cell(s) than the header has columns", {}))
+        errors.append(
+            FieldError("row", f"has {data[_EXTRA_CELLS]} more cell(s) than the header has columns", {})
+        )
     required = REQUIRED_COLUMNS + REQUIRED_BY_TYPE.get(data.get("customerType", ""), ())
     errors += [FieldError(name, "is required", {"required": True}) for name in required if name not in data]
     parsed = None
@@ -235,8 +243,10 @@ def _row_input_errors(data: Mapping[str, str], platform: Platform) -> tuple[list
     except ServiceError as exc:
         for entry in exc.details.get("errors", []):
             errors.append(FieldError(_column(entry["field"]), entry["message"], entry.get("constraint", {})))
-    seen: set[str] = set()
-    unique = [e for e in errors if not (e.field in seen or seen.add(e.field))]
+    first_per_column: dict[str, FieldError] = {}
+    for error in errors:
+        first_per_column.setdefault(error.field, error)
+    unique = list(first_per_column.values())
     return unique, (None if unique else parsed)
 
 
@@ -266,7 +276,7 @@ def _import_row(row: BulkUploadRow, platform: Platform) -> tuple[str, Any, dict 
         customer = customer_create(platform=platform, data=parsed, actor=ACTOR)
     except ServiceError as exc:
         return BulkUploadRow.Status.FAILED, None, _error_entry(row, exc)
-    except DatabaseError:
+    except (OperationalError, InterfaceError):
         raise  # transient: the row stays PENDING and the task retries
     except Exception:
         log.exception("bulk upload job %s row %s failed unexpectedly", row.job_id, row.row_number)
@@ -282,8 +292,6 @@ def _process_row(job: BulkUploadJob, row_id: int) -> None:
     ):
         return
     row = BulkUploadRow.objects.get(pk=row_id)
-    if row.status != BulkUploadRow.Status.PENDING:
-        return
     status, customer, error = _import_row(row, job.platform)
     row.status, row.customer, row.error = status, customer, error
     row.save(update_fields=["status", "customer", "error"])

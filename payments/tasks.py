@@ -3,7 +3,10 @@ from __future__ import annotations
 from uuid import UUID
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.db import InterfaceError, OperationalError
 
+from payments.bulk_uploads import bulk_upload_fail, bulk_upload_process
 from payments.webhooks import webhook_deliver, webhook_sweep
 
 # Replies from ping_task, by token; read by whoever sent the ping (tests and health checks in-process).
@@ -26,3 +29,22 @@ def webhook_deliver_task(event_id: str) -> None:
 def webhook_sweep_task() -> int:
     """Every 30 s (CELERY_BEAT_SCHEDULE): queue due webhook events whose task was lost."""
     return webhook_sweep()
+
+
+@shared_task(bind=True, max_retries=5)
+def bulk_customer_import_task(self, job_id: str) -> None:
+    """Import a bulk upload's rows for a while, then queue the next run until the job is finished.
+
+    Repeats are harmless (each row is claimed once). A database that stays unavailable through the
+    retries fails the job; rows imported before that stay imported."""
+    try:
+        done = bulk_upload_process(job_id=UUID(job_id))
+    except SoftTimeLimitExceeded:
+        done = False  # the row in flight was rolled back; the next run takes it again
+    except (OperationalError, InterfaceError) as exc:
+        if self.request.retries >= self.max_retries:
+            bulk_upload_fail(job_id=UUID(job_id), reason=f"database unavailable: {exc}")
+            raise
+        raise self.retry(exc=exc, countdown=min(300, 5 * 2**self.request.retries)) from exc
+    if not done:
+        bulk_customer_import_task.delay(job_id)

@@ -114,8 +114,10 @@ def webhook_emit(
     `schedule=False` is for a caller that sends the event itself after commit
     (`webhook_deliver_for_decision`); the sweeper leaves it alone for WEBHOOK_REQUEUE_AFTER_SECONDS.
     """
-    if type not in WebhookType._value2member_map_:
-        raise ValueError(f"unknown webhook type {type!r}")
+    try:
+        type = WebhookType(type).value
+    except ValueError:
+        raise ValueError(f"unknown webhook type {type!r}") from None
     if not isinstance(data, dict):
         raise ValueError("webhook data must be a dict (the resource in its wire shape)")
     event_id = ids.uuid7()
@@ -296,6 +298,15 @@ def _record(
             transaction.on_commit(lambda: _enqueue(event.pk, countdown=delay))
 
 
+def _send(event: WebhookEvent, url: str) -> SendResult:
+    if not url:
+        return SendResult(error=NO_ENDPOINT)
+    if settings.PRODUCTION and (refusal := _endpoint_refusal(url)):
+        return SendResult(error=refusal)
+    body = event.body.encode()
+    return webhook_post(url=url, body=body, signature=webhook_sign(body))
+
+
 def _deliver(
     event_id: UUID, *, retry: bool, acknowledged: Callable[[int], bool] = _acknowledged
 ) -> Delivery | None:
@@ -306,13 +317,11 @@ def _deliver(
     url = event.platform.webhook_endpoint
     attempt = WebhookAttempt(event=event, started_at=clock.now(), url=url)
     # The claim has committed: nothing below runs inside a transaction until _record.
-    if not url:
-        result = SendResult(error=NO_ENDPOINT)
-    elif settings.PRODUCTION and (refusal := _endpoint_refusal(url)):
-        result = SendResult(error=refusal)
-    else:
-        body = event.body.encode()
-        result = webhook_post(url=url, body=body, signature=webhook_sign(body))
+    try:
+        result = _send(event, url)
+    except Exception:  # e.g. the signing key cannot be unsealed: still record the attempt and move on
+        log.exception("webhook %s: could not be sent", event.pk)
+        result = SendResult(error="internal error while sending; see the service logs")
     attempt.status_code = result.status_code
     attempt.latency_ms = result.latency_ms
     attempt.error = result.error

@@ -20,6 +20,7 @@ from payments.api.fields import utc_timestamp
 from payments.errors import BadRequest, FieldError, InvalidInput, ResourceNotFound
 from payments.models import InternalAccount, Platform
 from wallets import oidc, passkeys, signed_retry
+from wallets.accounts import wallet_account_get
 from wallets.errors import CredentialAlreadyExists, PasskeyAlreadyExists, WalletUnauthorized
 from wallets.export import wallet_create
 from wallets.models import AuthCredential, CredentialType, SignedRequest
@@ -38,22 +39,6 @@ Result = Challenge | Outcome | Processing
 
 
 # --- reads -------------------------------------------------------------------------------------
-
-
-def wallet_account_get(*, platform: Platform, account_id: UUID | str) -> InternalAccount:
-    """The platform's EMBEDDED_WALLET account; anything else is 404."""
-    pk = account_id if isinstance(account_id, UUID) else ids.parse_or_none("InternalAccount", account_id)
-    account = (
-        InternalAccount.objects.for_platform(platform)
-        .select_related("customer")
-        .filter(pk=pk, type=InternalAccount.Type.EMBEDDED_WALLET)
-        .first()
-        if pk
-        else None
-    )
-    if account is None:
-        raise ResourceNotFound("InternalAccount")
-    return account
 
 
 def _active(account: InternalAccount | UUID):
@@ -127,7 +112,7 @@ def credential_create(
             request_id=request_id,
             simulate_slow=simulate_slow,
         )
-    account = wallet_account_get(platform=platform, account_id=data["accountId"])
+    account = wallet_account_get(platform=platform, account_id=data["accountId"], with_customer=True)
     plan = _creation_plan(account, data)
     shown = {k: v for k, v in plan.items() if k in ("type", "nickname", "credentialId", "issuer", "subject")}
     with transaction.atomic():

@@ -14,6 +14,7 @@ from typing import Any
 from payments import secret_box
 from payments.models import InternalAccount, Platform
 from wallets import service_keys, signed_retry
+from wallets.accounts import account_target, wallet_account_get
 from wallets.crypto import export_bundle_seal
 from wallets.mnemonic import mnemonic_generate
 from wallets.models import SignedRequest, Wallet
@@ -36,7 +37,7 @@ def wallet_create(account: InternalAccount) -> Wallet:
 def wallet_export(
     *,
     platform: Platform,
-    account: InternalAccount,
+    account_id: str,
     client_public_key: str,
     signature: str | None,
     request_id: str | None,
@@ -44,6 +45,7 @@ def wallet_export(
 ) -> Challenge | Outcome | Processing:
     body: dict[str, Any] = {"clientPublicKey": client_public_key}
     if signed_retry.is_first_leg(signature, request_id):
+        account = wallet_account_get(platform=platform, account_id=account_id)
         return signed_retry.challenge_issue(
             platform=platform,
             account=account,
@@ -54,10 +56,11 @@ def wallet_export(
             parameters={"targetPublicKey": client_public_key},
             params={"clientPublicKey": client_public_key},
         )
+    # The retry needs no account lookup: the challenge names it (target), scoped to the platform.
     return signed_retry.retry_complete(
         platform=platform,
         kind=SignedRequest.Kind.WALLET_EXPORT,
-        target=account.public_id,
+        target=account_target(account_id),
         body=body,
         signature=signature,
         request_id=request_id,

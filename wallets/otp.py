@@ -103,7 +103,7 @@ def _quota_check(credential: AuthCredential, now: dt.datetime) -> None:
     if len(recent) >= quota:
         retry_after = math.ceil((recent[-1] + window - now).total_seconds())
         raise RateLimited(
-            f"At most {quota} one-time codes per {window.seconds} seconds; retry after {retry_after} seconds",
+            f"At most {quota} one-time codes per {int(window.total_seconds())} seconds; retry after {retry_after} seconds",
             retry_after=retry_after,
         )
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from payments.models import InternalAccount, Platform
 from wallets import signed_retry
+from wallets.accounts import account_target, wallet_account_get
 from wallets.models import SignedRequest
 from wallets.signed_retry import Challenge, Outcome, Processing, Signer
 from wallets.wire import internal_account
@@ -14,7 +15,7 @@ from wallets.wire import internal_account
 def wallet_update(
     *,
     platform: Platform,
-    account: InternalAccount,
+    account_id: str,
     changes: dict[str, Any],
     signature: str | None,
     request_id: str | None,
@@ -22,6 +23,7 @@ def wallet_update(
 ) -> Challenge | Outcome | Processing:
     """`changes` uses the wire names (`privateEnabled`), bound into the challenge as the body."""
     if signed_retry.is_first_leg(signature, request_id):
+        account = wallet_account_get(platform=platform, account_id=account_id)
         return signed_retry.challenge_issue(
             platform=platform,
             account=account,
@@ -32,10 +34,11 @@ def wallet_update(
             parameters=dict(changes),
             params={"changes": dict(changes)},
         )
+    # The retry needs no account lookup: the challenge names it (target), scoped to the platform.
     return signed_retry.retry_complete(
         platform=platform,
         kind=SignedRequest.Kind.WALLET_UPDATE,
-        target=account.public_id,
+        target=account_target(account_id),
         body=changes,
         signature=signature,
         request_id=request_id,

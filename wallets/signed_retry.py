@@ -282,17 +282,12 @@ def _signer_confirm(request: SignedRequest, proof: Proof) -> None:
     credentials. The accounts are locked first so that a concurrent revocation (which locks the
     account too) either commits before we look, or waits until we are done.
     """
+    if not proof.signer_public_key or request.signer_rule not in _SESSION_RULES:
+        return  # no session signed it (a TEK, a passkey assertion, the sandbox literal)
     accounts = scope_account_ids(request)
-    if accounts:
-        list(
-            InternalAccount.objects.select_for_update()
-            .filter(pk__in=accounts)
-            .order_by("pk")
-            .values_list("pk")
-        )
-    if proof.signer_public_key and request.signer_rule in _SESSION_RULES:
-        if not signer_allowed(request, proof.signer_public_key, lock=True):
-            raise WalletSignatureInvalid(_SIGNER_MESSAGES[request.signer_rule])
+    list(InternalAccount.objects.select_for_update().filter(pk__in=accounts).order_by("pk").values_list("pk"))
+    if not signer_allowed(request, proof.signer_public_key, lock=True):
+        raise WalletSignatureInvalid(_SIGNER_MESSAGES[request.signer_rule])
 
 
 _SESSION_RULES = frozenset({Signer.ANY_SESSION, Signer.OTHER_CREDENTIAL, Signer.THIS_SESSION})
@@ -339,7 +334,7 @@ def _processing_start(request: SignedRequest) -> Processing:
     request.status = Status.PROCESSING
     request.settle_at = clock.now() + dt.timedelta(seconds=delay)
     request.touch()
-    request.save()
+    request.save(update_fields=_MUTABLE_FIELDS)
     pk = str(request.pk)
     transaction.on_commit(lambda: _settle_later(pk, delay))
     return Processing()
@@ -349,6 +344,21 @@ def _settle_later(pk: str, delay: int) -> None:
     from wallets.tasks import wallet_operation_settle_task
 
     wallet_operation_settle_task.apply_async(args=[pk], countdown=delay)
+
+
+# What changes on a request after it is issued (saved alone: the payload and params' SQL is long).
+_MUTABLE_FIELDS = [
+    "status",
+    "signature_sha256",
+    "body_sha256",
+    "signer_public_key",
+    "params",
+    "settle_at",
+    "outcome_status",
+    "outcome_body",
+    "completed_at",
+    "updated_at",
+]
 
 
 def _perform(request: SignedRequest, *, record_failures: bool = True) -> Outcome:
@@ -367,7 +377,7 @@ def _perform(request: SignedRequest, *, record_failures: bool = True) -> Outcome
     request.outcome_body = None if request.kind in ONE_TIME_RESULT_KINDS else outcome.body
     request.completed_at = clock.now()
     request.touch()
-    request.save()
+    request.save(update_fields=_MUTABLE_FIELDS)
     return outcome
 
 
@@ -406,7 +416,7 @@ def request_settle(pk: UUID | str) -> SignedRequest:
     if request.kind in ONE_TIME_RESULT_KINDS:
         request.status = Status.READY
         request.touch()
-        request.save()
+        request.save(update_fields=_MUTABLE_FIELDS)
     else:
         _perform(request)
     return request

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from payments.api.beneficial_owners import BeneficialOwnerDetailApi, BeneficialOwnerListCreateApi
+from payments.api.bulk_uploads import BulkCustomerCsvUploadApi, BulkCustomerImportJobApi
 from payments.api.config import ConfigApi
 from payments.api.customers import CustomerDetailApi, CustomerListCreateApi, EndUserTermsApi
 from payments.api.documents import DocumentDetailApi, DocumentListUploadApi
@@ -28,6 +29,8 @@ urlpatterns = [
         CustomerInternalAccountListApi.as_view(),
         name="customer-internal-accounts",
     ),
+    path("customers/bulk/csv", BulkCustomerCsvUploadApi.as_view(), name="customer-bulk-csv"),
+    path("customers/bulk/jobs/<str:jobId>", BulkCustomerImportJobApi.as_view(), name="customer-bulk-job"),
     path(
         "customers/external-accounts",
         CustomerExternalAccountListCreateApi.as_view(),

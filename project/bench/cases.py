@@ -40,6 +40,18 @@ FLOORS = [
     ),
 ]
 
+
+def _wallets(name: str) -> Callable[[dict], object]:
+    """A preparer from project/bench/wallets.py (imported when the runner calls it, Django set up)."""
+
+    def prepare(creds: dict) -> object:
+        from project.bench import wallets
+
+        return getattr(wallets, name)(creds)
+
+    return prepare
+
+
 CASES = [
     Case(
         "GET /config",
@@ -47,6 +59,39 @@ CASES = [
         lambda c: Load("GET", "/api/2025-10-13/config", headers=basic_auth(c)),
         target=0.6,
     ),
+    # The one stamped request wrk can repeat: the identical re-send of a completed signed retry.
+    Case(
+        "signed-retry re-send (PATCH internal account)",
+        "floor: ORM read",
+        _wallets("replay_load"),
+        target=0.5,
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Micro:
+    """An in-process micro-benchmark, run before the server starts. `prepare(creds)` (Django set up) returns
+    the operation to time; the runner reports µs per call and the ratio baseline µs ÷ own µs, read like a
+    req/s ratio (below 1: slower than the baseline). `calls` fixes how many calls are timed, for
+    operations that use something up (prepare makes that many); otherwise the runner calibrates."""
+
+    name: str
+    baseline: str | None
+    prepare: Callable[[dict], Callable[[], object]]
+    calls: int | None = None
+
+
+RAW_VERIFY = "P-256 verify (raw, key parsed)"
+TXN_IN_PROCESS = "floor: ORM transaction (in process)"
+
+MICROS = [
+    Micro(RAW_VERIFY, None, _wallets("raw_verify")),
+    Micro("stamp verify (key parse cached)", RAW_VERIFY, _wallets("stamp_verify_same_key")),
+    Micro("stamp verify (a new key every call)", RAW_VERIFY, _wallets("stamp_verify_new_keys")),
+    Micro("wallet_stamp_verify seam (+ session query)", RAW_VERIFY, _wallets("stamp_seam")),
+    Micro(TXN_IN_PROCESS, None, _wallets("orm_transaction")),
+    Micro("OTP verify signed retry leg", TXN_IN_PROCESS, _wallets("otp_retry_leg"), calls=400),
 ]
 
 

@@ -121,6 +121,49 @@ def _wrk(wrk: str, load, seconds: int) -> dict:
     return {"rps": rps, "p50_ms": p50, "p99_ms": p99, "errors": int(non2xx.group(1)) if non2xx else 0}
 
 
+MICRO_SECONDS = float(os.environ.get("BENCH_MICRO_SECONDS", "1.5"))
+
+
+def _micro_us_per_call(operation, calls: int | None) -> float:
+    """Median µs per call over 5 rounds (one round of exactly `calls` when the count is fixed)."""
+    if calls is not None:
+        started = time.perf_counter()
+        for _ in range(calls):
+            operation()
+        return (time.perf_counter() - started) / calls * 1e6
+    batch = 1
+    while True:  # calibrate: a batch that takes about a fifth of the time budget
+        started = time.perf_counter()
+        for _ in range(batch):
+            operation()
+        elapsed = time.perf_counter() - started
+        if elapsed >= MICRO_SECONDS / 5 / 4:
+            break
+        batch *= 2
+    batch = max(1, int(batch * (MICRO_SECONDS / 5) / elapsed))
+    rounds = []
+    for _ in range(5):
+        started = time.perf_counter()
+        for _ in range(batch):
+            operation()
+        rounds.append((time.perf_counter() - started) / batch * 1e6)
+    return sorted(rounds)[2]
+
+
+def _micro_benchmarks(micros, creds: dict, results: dict) -> None:
+    print(f"{'in-process micro-benchmark':44} {'µs/op':>9} {'ops/s':>9} {'ratio':>7}  baseline", flush=True)
+    for micro in micros:
+        us = _micro_us_per_call(micro.prepare(creds), micro.calls)
+        result = {"us_per_op": round(us, 2), "per_second": round(1e6 / us, 1)}
+        if micro.baseline:
+            result["baseline"] = micro.baseline
+            result["ratio"] = round(results[micro.baseline]["us_per_op"] / us, 3)
+        results[micro.name] = result
+        ratio = f"{result['ratio']:.2f}" if "ratio" in result else ""
+        print(f"{micro.name:44} {us:9.1f} {1e6 / us:9.0f} {ratio:>7}  {micro.baseline or ''}", flush=True)
+    print(flush=True)
+
+
 def main() -> None:
     os.chdir(ROOT)
     env = _environment()
@@ -128,8 +171,10 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     wrk = _ensure_wrk()
     creds = _prepare_database()
-    from project.bench.cases import CASES, FLOORS, THROUGHPUTS
+    from project.bench.cases import CASES, FLOORS, MICROS, THROUGHPUTS
 
+    results: dict[str, dict] = {}
+    _micro_benchmarks(MICROS, creds, results)  # first, while nothing else runs
     server = subprocess.Popen(
         [
             str(Path(sys.executable).parent / "gunicorn"),
@@ -147,7 +192,6 @@ def main() -> None:
         ],
         env=env,
     )
-    results: dict[str, dict] = {}
     try:
         _wait_for_port(time.monotonic() + 30)
         print(f"{'case':44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'ratio':>7} {'target':>7}", flush=True)

@@ -87,7 +87,7 @@ def delivered_events_per_second() -> dict:
             "project",
             "worker",
             "--pool",
-            os.environ.get("BENCH_WEBHOOK_POOL", "solo"),
+            "solo",
             "--concurrency",
             "1",
             "--queues",

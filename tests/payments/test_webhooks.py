@@ -505,3 +505,22 @@ def test_the_signature_verifies_with_only_the_public_key_and_fails_on_any_change
             public_key.verify(signature, bytes(changed), ec.ECDSA(hashes.SHA256()))
 
     any_changed_byte_fails()
+
+
+def test_an_internal_error_while_sending_is_recorded_and_retried(
+    platform, broker, receiver, monkeypatch, django_capture_on_commit_callbacks
+):
+    def broken_sign(body):
+        raise RuntimeError("secret box key changed")
+
+    monkeypatch.setattr(webhooks, "webhook_sign", broken_sign)
+    event = emit_committed(django_capture_on_commit_callbacks, platform)
+    broker.run()
+    event = reload(event)
+    assert event.status == Status.PENDING and event.attempts == 1 and receiver.requests == []
+    assert event.delivery_attempts.get().error.startswith("internal error")
+    monkeypatch.undo()
+    broker.install(monkeypatch)
+    move_to_next_attempt(event)
+    broker.run()
+    assert reload(event).status == Status.DELIVERED

@@ -64,14 +64,18 @@ def test_twenty_different_challenges_for_the_same_credential_create_it_once(api)
         challenge = api.post("/auth/credentials", body).json()
         header_sets.append(
             {
-                "HTTP_SERVICE_WALLET_SIGNATURE": client.stamp(challenge["payloadToSign"], tek.private_key_hex),
+                "HTTP_SERVICE_WALLET_SIGNATURE": client.stamp(
+                    challenge["payloadToSign"], tek.private_key_hex
+                ),
                 "HTTP_REQUEST_ID": challenge["requestId"],
             }
         )
     responses = _send_all(api, "post", "/auth/credentials", body, header_sets)
     statuses = sorted(r.status_code for r in responses)
     assert statuses == [201] + [400] * (THREADS - 1), [r.content for r in responses]
-    assert {r.json()["code"] for r in responses if r.status_code == 400} == {"SMS_OTP_CREDENTIAL_ALREADY_EXISTS"}
+    assert {r.json()["code"] for r in responses if r.status_code == 400} == {
+        "SMS_OTP_CREDENTIAL_ALREADY_EXISTS"
+    }
     assert AuthCredential.objects.filter(account=wallet.account, type="SMS_OTP").count() == 1
 
 
@@ -79,7 +83,10 @@ def test_concurrent_revocations_never_remove_the_last_credential(api):
     wallet = wallet_for(api, phone_number="+14155550123")
     email_tek, _ = wallet.otp_login()
     created = wallet.signed(
-        "post", "/auth/credentials", {"type": "SMS_OTP", "accountId": wallet.account_id}, email_tek.private_key_hex
+        "post",
+        "/auth/credentials",
+        {"type": "SMS_OTP", "accountId": wallet.account_id},
+        email_tek.private_key_hex,
     ).json()
     sms_tek, _ = wallet.otp_login(created["id"])
     email_id = wallet.credential_id("EMAIL_OTP")
@@ -91,7 +98,9 @@ def test_concurrent_revocations_never_remove_the_last_credential(api):
             (
                 credential_id,
                 {
-                    "HTTP_SERVICE_WALLET_SIGNATURE": client.stamp(challenge["payloadToSign"], tek.private_key_hex),
+                    "HTTP_SERVICE_WALLET_SIGNATURE": client.stamp(
+                        challenge["payloadToSign"], tek.private_key_hex
+                    ),
                     "HTTP_REQUEST_ID": challenge["requestId"],
                 },
             )

@@ -287,7 +287,13 @@ def test_request_id_of_another_platform_is_unauthorized(logged_in, other_api):
         HTTP_SERVICE_WALLET_SIGNATURE=stamp,
         HTTP_REQUEST_ID=challenge["requestId"],
     )
-    assert response.status_code == 404  # the account is not theirs to name, let alone the challenge
+    _error(response, 401, "UNAUTHORIZED")  # the challenge is not theirs: for them it does not exist
+    wallet.account.refresh_from_db()
+    assert wallet.account.private_enabled is False
+    assert (
+        other_api.patch(f"/internal-accounts/{wallet.account_id}", {"privateEnabled": True}).status_code
+        == 404
+    )
 
 
 def test_expired_request_id_is_unauthorized(logged_in):

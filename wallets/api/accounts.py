@@ -16,7 +16,6 @@ from wallets.api.common import (
     render,
     signed_retry_headers,
 )
-from wallets.credentials import wallet_account_get
 from wallets.export import wallet_export
 from wallets.privacy import wallet_update
 
@@ -51,11 +50,10 @@ class InternalAccountUpdateApi(APIView):
     )
     def patch(self, request: Request, id: str) -> Response:
         changes = parse_body(InternalAccountUpdateRequestSerializer, request.data)
-        account = wallet_account_get(platform=request.auth.platform, account_id=id)
         return render(
             wallet_update(
                 platform=request.auth.platform,
-                account=account,
+                account_id=id,
                 changes=dict(changes),
                 **signed_retry_headers(request),
             )
@@ -75,11 +73,10 @@ class InternalAccountExportApi(APIView):
     )
     def post(self, request: Request, id: str) -> Response:
         data = parse_body(InternalAccountExportRequestSerializer, request.data)
-        account = wallet_account_get(platform=request.auth.platform, account_id=id)
         return render(
             wallet_export(
                 platform=request.auth.platform,
-                account=account,
+                account_id=id,
                 client_public_key=data["clientPublicKey"],
                 **signed_retry_headers(request),
             )

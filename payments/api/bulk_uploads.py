@@ -1,0 +1,128 @@
+"""`POST /customers/bulk/csv` and `GET /customers/bulk/jobs/{jobId}`.
+
+The import runs in a Celery worker (`make run` starts one); reading a job only reads its row, so a
+job shows PENDING until a worker picks it up.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.parsers import MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from payments import ids
+from payments.api.fields import utc_timestamp
+from payments.api.parsing import parse_body
+from payments.bulk_uploads import (
+    KNOWN_COLUMNS,
+    MAX_CSV_BYTES,
+    MAX_CSV_ROWS,
+    REQUIRED_BY_TYPE,
+    REQUIRED_COLUMNS,
+    bulk_upload_create,
+    bulk_upload_errors,
+    bulk_upload_get,
+)
+from payments.errors import ResourceNotFound
+from payments.models import BulkUploadJob
+
+TAGS = ["Customers"]
+
+
+class BulkCsvUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(
+        help_text=(
+            f"CSV file, UTF-8 (a byte-order mark is fine), at most {MAX_CSV_BYTES // (1024 * 1024)} MB "
+            f"and {MAX_CSV_ROWS} customer rows, with a header row. Required columns: "
+            f"{', '.join(REQUIRED_COLUMNS)}; for individuals also {', '.join(REQUIRED_BY_TYPE['INDIVIDUAL'])}; "
+            f"for businesses also {', '.join(REQUIRED_BY_TYPE['BUSINESS'])}. Known columns: "
+            f"{', '.join(KNOWN_COLUMNS)}."
+        )
+    )
+
+
+class BulkCustomerImportJobAcceptedSerializer(serializers.Serializer):
+    jobId = serializers.CharField()
+    status = serializers.ChoiceField(choices=["PENDING", "PROCESSING"])
+
+
+class BulkCustomerImportProgressSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    processed = serializers.IntegerField()
+    successful = serializers.IntegerField()
+    failed = serializers.IntegerField()
+
+
+class BulkCustomerImportErrorEntrySerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+    details = serializers.DictField()
+    correlationId = serializers.CharField(help_text="Platform customer ID or row number for the failed entry")
+
+
+class BulkCustomerImportJobSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    status = serializers.ChoiceField(choices=BulkUploadJob.Status.choices)
+    progress = BulkCustomerImportProgressSerializer()
+    errors = BulkCustomerImportErrorEntrySerializer(many=True)
+    completedAt = serializers.DateTimeField(required=False)
+
+    def to_representation(self, job: BulkUploadJob) -> dict[str, Any]:
+        return render_bulk_upload_job(job)
+
+
+def render_bulk_upload_job(job: BulkUploadJob) -> dict[str, Any]:
+    """The reference's `BulkCustomerImportJob`; also the `data` of the `BULK_UPLOAD.*` webhooks."""
+    data: dict[str, Any] = {
+        "id": job.public_id,
+        "status": job.status,
+        "progress": {
+            "total": job.total,
+            "processed": job.processed,
+            "successful": job.successful,
+            "failed": job.failed,
+        },
+        "errors": bulk_upload_errors(job),
+    }
+    if job.completed_at is not None:
+        data["completedAt"] = utc_timestamp(job.completed_at)
+    return data
+
+
+class BulkCustomerCsvUploadApi(APIView):
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        operation_id="uploadCustomersCsv",
+        request={"multipart/form-data": BulkCsvUploadSerializer},
+        responses={202: BulkCustomerImportJobAcceptedSerializer},
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        data = parse_body(BulkCsvUploadSerializer, request.data)
+        job = bulk_upload_create(platform=request.auth.platform, file=data["file"])
+        return Response({"jobId": job.public_id, "status": job.status}, status=202)
+
+
+class BulkCustomerImportJobApi(APIView):
+    @extend_schema(
+        operation_id="getBulkCustomerImportJob",
+        parameters=[
+            OpenApiParameter(
+                "jobId", str, OpenApiParameter.PATH, description="ID of the bulk import job to retrieve"
+            )
+        ],
+        responses=BulkCustomerImportJobSerializer,
+        tags=TAGS,
+    )
+    def get(self, request: Request, jobId: str) -> Response:
+        job_id = ids.parse_or_none(BulkUploadJob.ID_KIND, jobId)
+        if job_id is None:
+            raise ResourceNotFound("BulkUploadJob")
+        job = bulk_upload_get(platform=request.auth.platform, job_id=job_id)
+        return Response(render_bulk_upload_job(job))
