@@ -19,7 +19,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.dispatch import Signal
 
-from payments import clock, kyc_rules
+from payments import clock, events, kyc_rules
 from payments.accounts import internal_accounts_provision, platform_currency_codes
 from payments.end_user_terms import end_user_terms_get
 from payments.errors import BadRequest, Conflict, FieldError, Gone, InvalidInput, ResourceNotFound
@@ -225,6 +225,7 @@ def customer_create(*, platform: Platform, data: Mapping[str, Any], actor: Actor
     reason = "created" + (" (sandbox fullName rule)" if kyc_rules.sandbox_rules_apply() else "")
     _record_status(customer, from_status="", actor=actor, reason=reason)
     _on_status_entered(customer)
+    events.customer_status_changed(customer)
     return customer
 
 
@@ -353,6 +354,7 @@ def _on_status_entered(customer: Customer) -> None:
             latest.errors = []
             latest.touch()
             latest.save(update_fields=["status", "errors", "updated_at"])
+            events.verification_status_changed(latest)
         if customer.is_business:
             beneficial_owners_resolve(customer)
 
@@ -394,6 +396,7 @@ def customer_status_transition(customer: Customer, to: str, *, actor: Actor, rea
         locked.save(update_fields=["status", "updated_at"])
         _record_status(locked, from_status=from_status, actor=actor, reason=reason)
         _on_status_entered(locked)
+        events.customer_status_changed(locked)
     customer.status, customer.updated_at = locked.status, locked.updated_at
     return locked
 

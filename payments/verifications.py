@@ -8,7 +8,7 @@ from uuid import UUID
 from django.db import transaction
 from django.db.models import QuerySet
 
-from payments import clock, kyc_rules
+from payments import clock, events, kyc_rules
 from payments.customers import Actor, customer_get_for_update, customer_status_transition
 from payments.errors import BadRequest, ResourceNotFound
 from payments.models import Customer, CustomerStatus, Document, Platform, Verification
@@ -159,6 +159,7 @@ def verification_submit(*, platform: Platform, customer_id: UUID, actor: Actor =
                 else CustomerStatus.REJECTED
             )
             verification = Verification.objects.create(platform=platform, customer=customer, status=outcome)
+            events.verification_status_changed(verification)
             customer_status_transition(
                 customer, outcome, actor="sandbox", reason="sandbox registrationNumber rule on verification"
             )
@@ -172,13 +173,16 @@ def verification_submit(*, platform: Platform, customer_id: UUID, actor: Actor =
     ):
         problems = _poor_quality(customer)
     if problems:
-        return Verification.objects.create(
+        verification = Verification.objects.create(
             platform=platform, customer=customer, status=Verification.Status.RESOLVE_ERRORS, errors=problems
         )
+        events.verification_status_changed(verification)
+        return verification
 
     verification = Verification.objects.create(
         platform=platform, customer=customer, status=Verification.Status.PENDING_MANUAL_REVIEW
     )
+    events.verification_status_changed(verification)
     customer.documents.filter(submitted_at__isnull=True).update(submitted_at=clock.now())
     customer_status_transition(customer, CustomerStatus.PENDING, actor=actor, reason="verification submitted")
     return verification
