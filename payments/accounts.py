@@ -107,8 +107,9 @@ def platform_internal_account_list(
 def account_balance(account: InternalAccount) -> int:
     """The account's balance in the smallest unit of its currency: the ONE place balances come from.
 
-    Until the ledger lands (the money-movement issue) nothing can move money, so every balance is 0.
-    The ledger replaces this body with the sum of the account's postings; callers must not compute
-    balances any other way.
+    It is the sum of the account's ledger postings, read from the balance row the ledger keeps equal
+    to that sum (`payments/ledger.py`); callers must not compute balances any other way.
     """
-    return 0
+    from payments.ledger import ledger_balance
+
+    return ledger_balance(account)

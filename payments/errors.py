@@ -93,6 +93,7 @@ NOT_FOUND_CODES = {
     "Invitation": "INVITATION_NOT_FOUND",
     "BulkUploadJob": "BULK_UPLOAD_JOB_NOT_FOUND",
     "Lookup": "LOOKUP_REQUEST_NOT_FOUND",
+    "Uma": "UMA_NOT_FOUND",
 }
 
 
@@ -121,6 +122,14 @@ class Conflict(ServiceError):
     code = "CONFLICT"
 
 
+class InsufficientFunds(ServiceError):
+    """A debit would take an internal account below zero (an addition to the reference's 400 codes)."""
+
+    status = 400
+    code = "INSUFFICIENT_FUNDS"
+    message = "The source account's balance does not cover this transfer"
+
+
 class Gone(ServiceError):
     status = 410
     code = "CUSTOMER_DELETED"
@@ -141,6 +150,13 @@ class UnsupportedMediaType(ServiceError):
 class Locked(ServiceError):
     status = 423
     code = "ACCOUNT_LOCKED"
+
+
+class FailedDependency(ServiceError):
+    """A counterparty (e.g. a UMA provider) could not be reached or answered badly."""
+
+    status = 424
+    code = "LNURLP_REQUEST_FAILED"
 
 
 class RateLimited(ServiceError):

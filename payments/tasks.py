@@ -7,6 +7,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 
 from payments.bulk_uploads import bulk_upload_fail, bulk_upload_process
+from payments.transactions import transaction_advance, transaction_steps_apply_due
 from payments.webhooks import webhook_deliver, webhook_sweep
 
 # Replies from ping_task, by token; read by whoever sent the ping (tests and health checks in-process).
@@ -29,6 +30,21 @@ def webhook_deliver_task(event_id: str) -> None:
 def webhook_sweep_task() -> int:
     """Every 30 s (CELERY_BEAT_SCHEDULE): queue due webhook events whose task was lost."""
     return webhook_sweep()
+
+
+@shared_task(bind=True, max_retries=5)
+def transaction_advance_task(self, transaction_id: str) -> None:
+    """Apply a transaction's due steps (queued with the step's countdown); a no-op when none is due."""
+    try:
+        transaction_advance(transaction_id=UUID(transaction_id))
+    except (OperationalError, InterfaceError) as exc:
+        raise self.retry(exc=exc, countdown=min(300, 5 * 2**self.request.retries)) from exc
+
+
+@shared_task
+def transactions_advance_due_task() -> int:
+    """Every 30 s (CELERY_BEAT_SCHEDULE): apply due steps whose task was lost, long waits, expiries."""
+    return transaction_steps_apply_due()
 
 
 @shared_task(bind=True, max_retries=5)

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "payments",
     "wallets",
+    "project.dev_oidc",
 ]
 if env_bool("BENCH_ENDPOINTS", default=False):
     INSTALLED_APPS.append("project.bench")
@@ -204,7 +205,17 @@ CELERY_BEAT_SCHEDULE["wallet-settle-sweep"] = {  # PROCESSING wallet operations 
     "schedule": 30.0,
     "options": {"expires": 25},
 }
+# Due sandbox steps and quote expiries whose task was lost or is far off (payments/transactions.py).
+CELERY_BEAT_SCHEDULE["transactions-advance-sweep"] = {
+    "task": "payments.tasks.transactions_advance_due_task",
+    "schedule": 30.0,
+    "options": {"expires": 25},
+}
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+
+# Money limits (payments/limits.py) in US cents; a platform's own values (admin) take precedence.
+TRANSACTION_SIZE_LIMIT_USD_CENTS = env_int("TRANSACTION_SIZE_LIMIT_USD_CENTS", default=100_000_000)  # $1M
+DAILY_VOLUME_LIMIT_USD_CENTS = env_int("DAILY_VOLUME_LIMIT_USD_CENTS", default=1_000_000_000)  # $10M
 
 # Webhook delivery (payments/webhooks.py; README "Webhooks"). Timeouts apply to every POST; attempt n
 # waits a random 1 s..min(MAX, BASE * FACTOR^(n-1)) after failing; after MAX_ATTEMPTS the event FAILED.
@@ -227,7 +238,9 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "no-reply@localhost")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # Django logs the path of 4xx answers; on the hosted onboarding pages it holds the link's token.
+    "filters": {"onboarding_tokens": {"()": "payments.hosted.log_redaction.RedactOnboardingTokens"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["onboarding_tokens"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # httpx logs every webhook POST with its URL at INFO; attempts are in the delivery log instead.
     "loggers": {"django.server": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
@@ -258,6 +271,33 @@ if os.environ.get("OIDC_ISSUERS_JSON"):
             'OIDC_ISSUERS_JSON must map issuer URLs to {"jwks_uri": ...} or {"discovery": ...}'
         )
 OIDC_JWKS_CACHE_SECONDS = env_int("OIDC_JWKS_CACHE_SECONDS", default=3600)
+
+# Development OIDC provider (project/dev_oidc; README "Development OIDC provider"), served at /dev-oidc/.
+# Its issuer names the site's host and port; it is trusted as an OIDC issuer while enabled.
+DEV_OIDC_ENABLED = env_bool("DEV_OIDC_ENABLED", default=SANDBOX)
+DEV_OIDC_ISSUER = os.environ.get(
+    "DEV_OIDC_ISSUER", f"http://localhost:{os.environ.get('PORT', '8000')}/dev-oidc"
+).rstrip("/")
+# client id -> {"client_secret", "redirect_uris"}; loopback redirect URIs match on any port (RFC 8252).
+DEV_OIDC_CLIENTS: dict[str, dict] = {
+    "portal": {
+        "client_secret": "dev-portal-secret",
+        "redirect_uris": ["http://localhost:8000/oauth/callback", "http://127.0.0.1:8000/oauth/callback"],
+    }
+}
+if os.environ.get("DEV_OIDC_CLIENTS_JSON"):
+    DEV_OIDC_CLIENTS = json.loads(os.environ["DEV_OIDC_CLIENTS_JSON"])
+    if not isinstance(DEV_OIDC_CLIENTS, dict) or not all(
+        isinstance(c, dict)
+        and isinstance(c.get("client_secret"), str)
+        and isinstance(c.get("redirect_uris"), list)
+        for c in DEV_OIDC_CLIENTS.values()
+    ):
+        raise ImproperlyConfigured(
+            'DEV_OIDC_CLIENTS_JSON must map client ids to {"client_secret": ..., "redirect_uris": [...]}'
+        )
+if DEV_OIDC_ENABLED:
+    OIDC_ISSUERS.setdefault(DEV_OIDC_ISSUER, {"jwks_uri": f"{DEV_OIDC_ISSUER}/jwks"})
 
 # Embedded-wallet authentication (wallets/; README "Embedded wallets").
 # Dotted path of a class with send(*, to, message); wallets.sms.LocmemSmsBackend keeps an outbox.

@@ -30,11 +30,15 @@ api_patterns = [
 urlpatterns = [
     path("admin/", admin.site.urls),
     path(settings.API_PREFIX, include((api_patterns, "api"))),
+    path("onboarding/", include("payments.hosted.urls")),
     path("", TemplateView.as_view(template_name="home.html"), name="home"),
 ]
 
 if "project.bench" in settings.INSTALLED_APPS:
     urlpatterns.insert(0, path("bench/", include("project.bench.urls")))
+
+if settings.DEV_OIDC_ENABLED:
+    urlpatterns.insert(0, path("dev-oidc/", include("project.dev_oidc.urls")))
 
 
 def _is_api(request: HttpRequest) -> bool:

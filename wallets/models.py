@@ -114,7 +114,11 @@ class OtpChallenge(models.Model):
 
 class AuthSessionQuerySet(PlatformScopedQuerySet):
     def active(self, at=None) -> AuthSessionQuerySet:
-        """Not revoked and not expired: the only sessions that authorize anything."""
+        """Not revoked and not expired: the only sessions that authorize anything.
+
+        Revoking a credential revokes its sessions in the same transaction
+        (`credentials.credential_revoke_perform`), so no active session has a revoked credential.
+        """
         return self.filter(revoked_at__isnull=True, expires_at__gt=at or clock.now())
 
 

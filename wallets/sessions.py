@@ -71,7 +71,7 @@ def session_list(*, platform: Platform, account_id: UUID) -> list[AuthSession]:
     return list(
         AuthSession.objects.for_platform(platform)
         .active()
-        .filter(account_id=account_id, credential__revoked_at__isnull=True)
+        .filter(account_id=account_id)
         .select_related("credential")
         .order_by("pk")
     )

@@ -316,7 +316,6 @@ def signer_allowed(request: SignedRequest, public_key_hex: str, *, lock: bool = 
     sessions = AuthSession.objects.active().filter(
         account_id__in=scope_account_ids(request),
         public_key=public_key_hex,
-        credential__revoked_at__isnull=True,
     )
     if request.signer_rule == Signer.OTHER_CREDENTIAL:
         sessions = sessions.exclude(credential_id=request.excluded_credential_id)

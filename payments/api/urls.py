@@ -5,6 +5,7 @@ from payments.api.bulk_uploads import BulkCustomerCsvUploadApi, BulkCustomerImpo
 from payments.api.config import ConfigApi
 from payments.api.customers import CustomerDetailApi, CustomerListCreateApi, EndUserTermsApi
 from payments.api.documents import DocumentDetailApi, DocumentListUploadApi
+from payments.api.exchange_rates import ExchangeRateListApi
 from payments.api.external_accounts import (
     CustomerExternalAccountDetailApi,
     CustomerExternalAccountListCreateApi,
@@ -13,7 +14,25 @@ from payments.api.external_accounts import (
 )
 from payments.api.internal_accounts import CustomerInternalAccountListApi, PlatformInternalAccountListApi
 from payments.api.kyc_links import CustomerKycLinkApi
+from payments.api.quotes import (
+    QuoteAuthorizeApi,
+    QuoteAuthorizeResendApi,
+    QuoteCreateApi,
+    QuoteDetailApi,
+    QuoteExecuteApi,
+)
+from payments.api.receivers import ReceiverExternalAccountLookupApi, ReceiverUmaLookupApi
+from payments.api.sandbox import SandboxFundApi, SandboxSendApi, SandboxUmaReceiveApi
 from payments.api.tokens import TokenDetailApi, TokenListCreateApi
+from payments.api.transactions import (
+    TransactionApproveApi,
+    TransactionCancelApi,
+    TransactionConfirmApi,
+    TransactionDetailApi,
+    TransactionListApi,
+    TransactionRejectApi,
+)
+from payments.api.transfers import TransferInApi, TransferOutApi
 from payments.api.verifications import VerificationDetailApi, VerificationListCreateApi
 from payments.api.webhooks import SandboxWebhookTestApi
 
@@ -69,4 +88,44 @@ urlpatterns = [
         name="beneficial-owner-detail",
     ),
     path("sandbox/webhooks/test", SandboxWebhookTestApi.as_view(), name="sandbox-webhook-test"),
+    # Money movement.
+    path("quotes", QuoteCreateApi.as_view(), name="quote-create"),
+    path("quotes/<str:quoteId>", QuoteDetailApi.as_view(), name="quote-detail"),
+    path("quotes/<str:quoteId>/execute", QuoteExecuteApi.as_view(), name="quote-execute"),
+    path("quotes/<str:quoteId>/authorize", QuoteAuthorizeApi.as_view(), name="quote-authorize"),
+    path(
+        "quotes/<str:quoteId>/authorize/resend",
+        QuoteAuthorizeResendApi.as_view(),
+        name="quote-authorize-resend",
+    ),
+    path("transactions", TransactionListApi.as_view(), name="transaction-list"),
+    path("transactions/<str:transactionId>", TransactionDetailApi.as_view(), name="transaction-detail"),
+    path(
+        "transactions/<str:transactionId>/confirm",
+        TransactionConfirmApi.as_view(),
+        name="transaction-confirm",
+    ),
+    path(
+        "transactions/<str:transactionId>/cancel", TransactionCancelApi.as_view(), name="transaction-cancel"
+    ),
+    path(
+        "transactions/<str:transactionId>/approve",
+        TransactionApproveApi.as_view(),
+        name="transaction-approve",
+    ),
+    path(
+        "transactions/<str:transactionId>/reject", TransactionRejectApi.as_view(), name="transaction-reject"
+    ),
+    path("transfer-in", TransferInApi.as_view(), name="transfer-in"),
+    path("transfer-out", TransferOutApi.as_view(), name="transfer-out"),
+    path("exchange-rates", ExchangeRateListApi.as_view(), name="exchange-rates"),
+    path("receiver/uma/<str:receiverUmaAddress>", ReceiverUmaLookupApi.as_view(), name="receiver-uma"),
+    path(
+        "receiver/external-account/<str:accountId>",
+        ReceiverExternalAccountLookupApi.as_view(),
+        name="receiver-external-account",
+    ),
+    path("sandbox/internal-accounts/<str:accountId>/fund", SandboxFundApi.as_view(), name="sandbox-fund"),
+    path("sandbox/send", SandboxSendApi.as_view(), name="sandbox-send"),
+    path("sandbox/uma/receive", SandboxUmaReceiveApi.as_view(), name="sandbox-uma-receive"),
 ]

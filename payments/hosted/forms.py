@@ -183,16 +183,26 @@ class WireForm(forms.Form):
                 return
 
     @property
-    def error_list(self) -> list[tuple[str, str, str]]:
-        """(field id, label, message) for the error summary, in the order the fields appear."""
-        out = [("", "", str(message)) for message in self.non_field_errors()]
+    def error_list(self) -> list[dict[str, str]]:
+        """The error summary's entries ({href, label, message}), in the order the fields appear."""
+        out = [{"href": "", "label": "", "message": str(message)} for message in self.non_field_errors()]
         for name in self.fields:
             for message in self.errors.get(name, []):
                 bound = self[name]
                 # A checkbox group's label points nowhere; its first box takes the focus instead.
                 anchor = bound.id_for_label or f"{bound.auto_id}_0"
-                out.append((anchor, str(bound.label), str(message)))
+                out.append({"href": f"#{anchor}", "label": str(bound.label), "message": str(message)})
         return out
+
+    @classmethod
+    def with_error(cls, field: str, message: str, **kwargs: Any) -> WireForm:
+        """An empty form showing one error, for a step that cannot go on without that field."""
+        form = cls(data={}, files={}, **kwargs)
+        form.full_clean()
+        form.errors.clear()
+        form.add_error(field, message)
+        form.focus_first_error()
+        return form
 
 
 class IndividualDetailsForm(WireForm):
@@ -216,7 +226,6 @@ class IndividualDetailsForm(WireForm):
         "Tax identification type",
         ID_TYPE_LABELS.items(),
         required=False,
-        help_text="Needed if you are a US national",
     )
     identifier = _text(
         "Tax identification number", required=False, autocomplete="off", help_text="For example 123-45-6789"

@@ -14,8 +14,11 @@ from payments.models.external_accounts import (
     ExternalAccountStatus,
     ExternalAccountStatusChange,
 )
+from payments.models.ledger import LedgerAccount, LedgerJournal, LedgerPosting
 from payments.models.platforms import ApiToken, Platform
+from payments.models.quotes import Quote, QuoteStatus, ReceiverLookup
 from payments.models.service_keys import ServiceKey
+from payments.models.transactions import Transaction, TransactionStatus
 from payments.models.webhooks import WebhookAttempt, WebhookEvent
 
 __all__ = [
@@ -31,9 +34,17 @@ __all__ = [
     "ExternalAccountStatus",
     "ExternalAccountStatusChange",
     "InternalAccount",
+    "LedgerAccount",
+    "LedgerJournal",
+    "LedgerPosting",
     "OnboardingLink",
     "Platform",
+    "Quote",
+    "QuoteStatus",
+    "ReceiverLookup",
     "ServiceKey",
+    "Transaction",
+    "TransactionStatus",
     "Verification",
     "WebhookAttempt",
     "WebhookEvent",

@@ -21,6 +21,10 @@ class Platform(PublicRecord):
     # Active platform fees in the wire shape (FeeConfig), at most one per (feeType, sourceCurrency);
     # kept on the row so an authenticated read of the configuration is a single query.
     fee_configs = models.JSONField(default=list, blank=True)
+    # Money limits in US cents (other currencies at the sandbox mid rate); empty: the settings default
+    # (TRANSACTION_SIZE_LIMIT_USD_CENTS, DAILY_VOLUME_LIMIT_USD_CENTS). See payments/limits.py.
+    transaction_size_limit = models.BigIntegerField(null=True, blank=True)
+    daily_volume_limit = models.BigIntegerField(null=True, blank=True)
 
     def __str__(self) -> str:
         return self.name

@@ -173,7 +173,7 @@ def replay_load(creds: dict):
     changes = {"privateEnabled": True}
     challenge = wallet_update(
         platform=account.platform,
-        account=account,
+        account_id=account.public_id,
         changes=changes,
         signature=None,
         request_id=None,

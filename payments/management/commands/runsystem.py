@@ -64,6 +64,7 @@ class Command(BaseCommand):
                     f"  API docs        {api}/docs/",
                     f"  Admin           {base}/admin/   (user {creds['adminUser']}, password {creds['adminPassword']})",
                     f"  Portal          {base}/",
+                    f"  Dev OIDC        {settings.DEV_OIDC_ISSUER if settings.DEV_OIDC_ENABLED else 'off'}",
                     f"  Client id       {creds['clientId']}",
                     f"  Client secret   {creds['clientSecret']}",
                     "",

@@ -1,0 +1,298 @@
+"""`/quotes`: create, read, execute (and the SCA authorize endpoints, which answer 409 here)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from payments import ids
+from payments.account_info import PAYMENT_RAILS
+from payments.api.config import FixedFeeSerializer
+from payments.api.kyc_shapes import CrossCheckedSerializer
+from payments.api.money_shapes import (
+    IDEMPOTENCY_KEY,
+    CurrencySerializer,
+    PaymentInstructionsSerializer,
+    RateDetailsSerializer,
+    currency_dict,
+    rate,
+    timestamp,
+)
+from payments.api.parsing import ApiSerializer, parse_body
+from payments.errors import Conflict
+from payments.models import Quote
+from payments.quotes import QuoteRequest, quote_create, quote_execute, quote_get
+
+TAGS = ["Cross-Currency Transfers"]
+PURPOSES = [
+    "GIFT",
+    "SELF",
+    "GOODS_OR_SERVICES",
+    "EDUCATION",
+    "HEALTH_OR_MEDICAL",
+    "REAL_ESTATE_PURCHASE",
+    "TAX_PAYMENT",
+    "LOAN_PAYMENT",
+    "UTILITY_BILL",
+    "DONATION",
+    "TRAVEL",
+    "FAMILY_SUPPORT",
+    "SALARY_PAYMENT",
+    "OTHER",
+]
+MAX_LOCKED_AMOUNT = 9_000_000_000_000_000
+
+
+# --- requests -------------------------------------------------------------------------------------
+
+
+class QuoteSourceSerializer(CrossCheckedSerializer):
+    sourceType = serializers.ChoiceField(choices=["ACCOUNT", "REALTIME_FUNDING"])
+    accountId = serializers.CharField(
+        required=False, help_text="ACCOUNT: InternalAccount:… or ExternalAccount:…"
+    )
+    customerId = serializers.CharField(required=False)
+    currency = serializers.CharField(
+        required=False, help_text="REALTIME_FUNDING: the currency the payer pays in"
+    )
+    cryptoNetwork = serializers.CharField(
+        required=False, help_text="REALTIME_FUNDING: required for stablecoins (e.g. SOLANA, TRON)"
+    )
+
+    class Meta:
+        ref_name = "QuoteSourceOneOf"
+
+    def cross_field_errors(self, data: Mapping[str, Any]) -> dict[str, str]:
+        kind = data.get("sourceType")
+        if kind == "ACCOUNT" and data.get("accountId") is None:
+            return {"accountId": "is required for an ACCOUNT source"}
+        if kind == "REALTIME_FUNDING" and data.get("currency") is None:
+            return {"currency": "is required for a REALTIME_FUNDING source"}
+        return {}
+
+
+class QuoteDestinationSerializer(CrossCheckedSerializer):
+    destinationType = serializers.ChoiceField(choices=["ACCOUNT", "UMA_ADDRESS"])
+    accountId = serializers.CharField(required=False)
+    paymentRail = serializers.ChoiceField(choices=PAYMENT_RAILS, required=False)
+    umaAddress = serializers.CharField(required=False, max_length=320)
+    currency = serializers.CharField(required=False)
+
+    class Meta:
+        ref_name = "QuoteDestinationOneOf"
+
+    def cross_field_errors(self, data: Mapping[str, Any]) -> dict[str, str]:
+        kind = data.get("destinationType")
+        if kind == "ACCOUNT" and data.get("accountId") is None:
+            return {"accountId": "is required for an ACCOUNT destination"}
+        if kind == "UMA_ADDRESS" and data.get("umaAddress") is None:
+            return {"umaAddress": "is required for a UMA_ADDRESS destination"}
+        return {}
+
+
+class PlatformFeeOverrideSerializer(ApiSerializer):
+    platformFixedFee = FixedFeeSerializer()
+    platformVariableFeeBps = serializers.IntegerField(min_value=0, max_value=10_000)
+
+
+class QuoteCreateSerializer(ApiSerializer):
+    lookupId = serializers.CharField(required=False)
+    source = QuoteSourceSerializer()
+    destination = QuoteDestinationSerializer()
+    lockedCurrencySide = serializers.ChoiceField(choices=["SENDING", "RECEIVING"])
+    lockedCurrencyAmount = serializers.IntegerField(min_value=1, max_value=MAX_LOCKED_AMOUNT)
+    immediatelyExecute = serializers.BooleanField(required=False, default=False)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=1024)
+    remittanceInformation = serializers.CharField(required=False, allow_blank=True, max_length=80)
+    purposeOfPayment = serializers.ChoiceField(choices=PURPOSES, required=False)
+    platformFeeOverride = PlatformFeeOverrideSerializer(required=False)
+    scaFactor = serializers.ChoiceField(choices=["SMS_OTP", "TOTP", "PASSKEY"], required=False)
+    senderCustomerInfo = serializers.DictField(required=False)
+
+    class Meta:
+        ref_name = "QuoteRequest"
+
+
+def quote_request(body: Mapping[str, Any]) -> QuoteRequest:
+    return QuoteRequest(
+        source=body["source"],
+        destination=body["destination"],
+        locked_side=body["lockedCurrencySide"],
+        locked_amount=body["lockedCurrencyAmount"],
+        immediately_execute=body.get("immediatelyExecute", False),
+        description=body.get("description", ""),
+        remittance_information=body.get("remittanceInformation", ""),
+        purpose_of_payment=body.get("purposeOfPayment", ""),
+        platform_fee_override=body.get("platformFeeOverride"),
+        lookup_id=body.get("lookupId"),
+        sender_customer_info=body.get("senderCustomerInfo") or {},
+    )
+
+
+class ExecuteQuoteSerializer(ApiSerializer):
+    scaFactor = serializers.ChoiceField(choices=["SMS_OTP", "TOTP", "PASSKEY"], required=False)
+
+
+# --- responses ------------------------------------------------------------------------------------
+
+
+def render_quote(quote: Quote) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "id": quote.public_id,
+        "status": quote.status,
+        "createdAt": timestamp(quote.created_at),
+        "expiresAt": timestamp(quote.expires_at),
+        "source": quote.source,
+        "destination": quote.destination,
+        "sendingCurrency": currency_dict(quote.sending_currency),
+        "receivingCurrency": currency_dict(quote.receiving_currency),
+        "totalSendingAmount": quote.total_sending_amount,
+        "totalReceivingAmount": quote.total_receiving_amount,
+        "exchangeRate": rate(quote.exchange_rate),
+        "feesIncluded": quote.fees_included,
+        "platformFeesIncluded": quote.platform_fees_included,
+    }
+    withheld = (
+        quote.status == Quote.Status.PENDING_AUTHORIZATION and quote.source_kind == Quote.SourceKind.REALTIME
+    )
+    if quote.payment_instructions and not withheld:
+        data["paymentInstructions"] = quote.payment_instructions
+    data["transactionId"] = quote.transaction.public_id
+    data["rateDetails"] = quote.rate_details
+    return data
+
+
+class QuoteSerializer(serializers.Serializer):
+    """For the OpenAPI document only; responses are built by `render_quote`."""
+
+    id = serializers.CharField()
+    status = serializers.ChoiceField(choices=Quote.Status.choices)
+    createdAt = serializers.DateTimeField()
+    expiresAt = serializers.DateTimeField()
+    source = QuoteSourceSerializer()
+    destination = QuoteDestinationSerializer()
+    sendingCurrency = CurrencySerializer()
+    receivingCurrency = CurrencySerializer()
+    totalSendingAmount = serializers.IntegerField(min_value=1)
+    totalReceivingAmount = serializers.IntegerField(min_value=1)
+    exchangeRate = serializers.FloatField()
+    feesIncluded = serializers.IntegerField(min_value=0)
+    platformFeesIncluded = serializers.IntegerField(min_value=0)
+    paymentInstructions = PaymentInstructionsSerializer(many=True, required=False)
+    transactionId = serializers.CharField()
+    counterpartyInformation = serializers.DictField(required=False)
+    rateDetails = RateDetailsSerializer(required=False)
+
+    class Meta:
+        ref_name = "Quote"
+
+
+# --- views ----------------------------------------------------------------------------------------
+
+_ID = OpenApiParameter("quoteId", str, OpenApiParameter.PATH, description="The quote's id")
+_SIGNATURE = OpenApiParameter(
+    "Service-Wallet-Signature",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="Required when the source is an EMBEDDED_WALLET internal account: a stamp over the quote's "
+    "`paymentInstructions[].accountOrWalletInfo.payloadToSign` by an active session key of that wallet.",
+)
+
+
+def _idempotency_key(request: Request) -> str:
+    return (request.headers.get("Idempotency-Key") or "")[:255]
+
+
+class QuoteCreateApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @extend_schema(
+        operation_id="createQuote",
+        parameters=[IDEMPOTENCY_KEY],
+        request=QuoteCreateSerializer,
+        responses={201: QuoteSerializer},
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        body = parse_body(QuoteCreateSerializer, request.data)
+        quote = quote_create(
+            platform=request.auth.platform,
+            request=quote_request(body),
+            idempotency_key=_idempotency_key(request),
+        )
+        return Response(render_quote(quote), status=201)
+
+
+class QuoteDetailApi(APIView):
+    @extend_schema(operation_id="getQuoteById", parameters=[_ID], responses=QuoteSerializer, tags=TAGS)
+    def get(self, request: Request, quoteId: str) -> Response:
+        quote = quote_get(platform=request.auth.platform, quote_id=ids.parse("Quote", quoteId))
+        return Response(render_quote(quote))
+
+
+class QuoteExecuteApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @extend_schema(
+        operation_id="executeQuote",
+        parameters=[_ID, IDEMPOTENCY_KEY, _SIGNATURE],
+        request=ExecuteQuoteSerializer,
+        responses=QuoteSerializer,
+        tags=TAGS,
+    )
+    def post(self, request: Request, quoteId: str) -> Response:
+        parse_body(ExecuteQuoteSerializer, request.data or {})
+        quote = quote_execute(
+            platform=request.auth.platform,
+            quote_id=ids.parse("Quote", quoteId),
+            idempotency_key=_idempotency_key(request) or None,
+            wallet_signature=request.headers.get("Service-Wallet-Signature"),
+        )
+        return Response(render_quote(quote))
+
+
+def _no_sca(request: Request, quote_id: str) -> Conflict:
+    quote = quote_get(platform=request.auth.platform, quote_id=ids.parse("Quote", quote_id))
+    return Conflict(
+        "Strong Customer Authentication does not apply to this quote: no challenge is pending "
+        "(SCA applies to customers in SCA-regulated regions only)",
+        quoteId=quote.public_id,
+        status=quote.status,
+    )
+
+
+class QuoteAuthorizeApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @extend_schema(
+        operation_id="authorizeQuote",
+        parameters=[_ID],
+        request=None,
+        responses={409: None},
+        tags=TAGS,
+        description="Always 409 here: no customer is in an SCA region, so no quote awaits authorization.",
+    )
+    def post(self, request: Request, quoteId: str) -> Response:
+        raise _no_sca(request, quoteId)
+
+
+class QuoteAuthorizeResendApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @extend_schema(
+        operation_id="resendQuoteScaCode",
+        parameters=[_ID],
+        request=None,
+        responses={409: None},
+        tags=TAGS,
+        description="Always 409 here: no SCA challenge is ever pending.",
+    )
+    def post(self, request: Request, quoteId: str) -> Response:
+        raise _no_sca(request, quoteId)

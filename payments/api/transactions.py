@@ -1,0 +1,364 @@
+"""`/transactions`: list, read, and the platform's actions (confirm receipt, cancel, approve, reject)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from payments import ids, rates
+from payments.api.kyc_shapes import PAGE_PARAMETERS
+from payments.api.money_shapes import (
+    CurrencyAmountSerializer,
+    PaymentInstructionsSerializer,
+    RateDetailsSerializer,
+    currency_amount,
+    rate,
+    timestamp,
+)
+from payments.api.pagination import paginate
+from payments.api.parsing import ApiSerializer, parse_body, parse_query
+from payments.errors import FieldError, InvalidInput
+from payments.incoming import incoming_approve, incoming_reject
+from payments.models import Transaction
+from payments.rails import Step
+from payments.transactions import (
+    transaction_cancel,
+    transaction_confirm_receipt,
+    transaction_get,
+    transaction_list,
+)
+
+TAGS = ["Transactions"]
+OUTGOING_STATUSES = ["PENDING", "PENDING_AUTHORIZATION", "EXPIRED", "PROCESSING", "COMPLETED", "FAILED"]
+COUNT_LIMIT = 10_000  # totalCount is given up to this many matches (see TransactionListApi)
+
+
+# --- the wire shape ---------------------------------------------------------------------------------
+
+
+def _settlement(txn: Transaction) -> tuple[str | None, int | None]:
+    """expectedSettlementAt and settlementTimelineSeconds: known once a deferred settlement is scheduled."""
+    due = next((s["at"] for s in txn.steps or [] if s["step"] == Step.COMPLETE), None)
+    if due is None or not txn.payment_rail or rates.rail_is_instant(txn.payment_rail):
+        return None, None
+    at = dt.datetime.fromisoformat(due)
+    return timestamp(at), max(0, round((at - txn.created_at).total_seconds()))
+
+
+def render_transaction(txn: Transaction) -> dict[str, Any]:
+    """The reference's OutgoingTransaction / IncomingTransaction; also the `data` of payment webhooks."""
+    data: dict[str, Any] = {"id": txn.public_id, "status": txn.status}
+    if txn.pending_reason:
+        data["pendingReason"] = txn.pending_reason
+    data.update(type=txn.type, direction=txn.direction, source=txn.source, destination=txn.destination)
+    data["customerId"] = (
+        ids.render("Customer", txn.customer_id)
+        if txn.customer_id
+        else ids.render("PlatformConfig", txn.platform_id)
+    )
+    data["platformCustomerId"] = txn.platform_customer_id
+    if txn.settled_at:
+        data["settledAt"] = timestamp(txn.settled_at)
+    data["createdAt"] = timestamp(txn.created_at)
+    data["updatedAt"] = timestamp(txn.updated_at)
+    if txn.receipt_delivery_confirmed_at:
+        data["receiptDeliveryConfirmedAt"] = timestamp(txn.receipt_delivery_confirmed_at)
+    if txn.description:
+        data["description"] = txn.description
+    if txn.sent_amount is not None:
+        data["sentAmount"] = currency_amount(txn.sent_amount, txn.sent_currency)
+    data["receivedAmount"] = currency_amount(txn.received_amount, txn.received_currency)
+    if txn.exchange_rate:
+        data["exchangeRate"] = rate(txn.exchange_rate)
+    if txn.quote_id:
+        data["quoteId"] = ids.render("Quote", txn.quote_id)
+    if txn.refund:
+        data["refund"] = txn.refund
+    if txn.counterparty_information:
+        data["counterpartyInformation"] = txn.counterparty_information
+    data["fees"] = txn.fees
+    if txn.status != Transaction.Status.CREATED:
+        data["reconciliationInstructions"] = {"reference": txn.reference}
+    if txn.failure_reason:
+        data["failureReason"] = txn.failure_reason
+    if txn.is_outgoing:
+        data["platformFees"] = txn.platform_fees
+        if txn.rate_details:
+            data["rateDetails"] = txn.rate_details
+        data["paymentRail"] = txn.payment_rail or None
+        data["railSelectionMode"] = (txn.rail_selection_mode or None) if txn.payment_rail else None
+        data["expectedSettlementAt"], data["settlementTimelineSeconds"] = _settlement(txn)
+        if txn.remittance_information:
+            data["remittanceInformation"] = txn.remittance_information
+        if txn.purpose_of_payment:
+            data["purposeOfPayment"] = txn.purpose_of_payment
+    return data
+
+
+class _TransactionBase(serializers.Serializer):
+    """For the OpenAPI document only; responses are built by `render_transaction`."""
+
+    id = serializers.CharField()
+    status = serializers.ChoiceField(choices=Transaction.Status.choices)
+    pendingReason = serializers.CharField(required=False)
+    direction = serializers.ChoiceField(choices=Transaction.Direction.choices)
+    source = serializers.DictField(help_text="TransactionSourceOneOf (discriminator `sourceType`)")
+    destination = serializers.DictField(
+        help_text="TransactionDestinationOneOf (discriminator `destinationType`); `onChainTransaction` "
+        "{transactionHash, network} once an on-chain payout settled"
+    )
+    customerId = serializers.CharField()
+    platformCustomerId = serializers.CharField()
+    settledAt = serializers.DateTimeField(required=False)
+    createdAt = serializers.DateTimeField()
+    updatedAt = serializers.DateTimeField()
+    receiptDeliveryConfirmedAt = serializers.DateTimeField(required=False)
+    description = serializers.CharField(required=False)
+    sentAmount = CurrencyAmountSerializer(required=False)
+    receivedAmount = CurrencyAmountSerializer()
+    exchangeRate = serializers.FloatField(required=False)
+    quoteId = serializers.CharField(required=False)
+    refund = serializers.DictField(
+        required=False, help_text="Refund {reference, initiatedAt, settledAt, status, reason}"
+    )
+    counterpartyInformation = serializers.DictField(required=False)
+    fees = serializers.IntegerField(min_value=0)
+    reconciliationInstructions = serializers.DictField(required=False)
+    failureReason = serializers.CharField(required=False)
+
+
+class OutgoingTransactionSerializer(_TransactionBase):
+    type = serializers.ChoiceField(choices=["OUTGOING"])
+    status = serializers.ChoiceField(choices=OUTGOING_STATUSES)
+    platformFees = serializers.IntegerField(min_value=0)
+    rateDetails = RateDetailsSerializer(required=False)
+    paymentInstructions = PaymentInstructionsSerializer(many=True, required=False)
+    paymentRail = serializers.CharField(allow_null=True)
+    railSelectionMode = serializers.ChoiceField(choices=["AUTO", "MANUAL"], allow_null=True)
+    expectedSettlementAt = serializers.DateTimeField(allow_null=True)
+    settlementTimelineSeconds = serializers.IntegerField(allow_null=True)
+
+    class Meta:
+        ref_name = "OutgoingTransaction"
+
+
+class IncomingTransactionSerializer(_TransactionBase):
+    type = serializers.ChoiceField(choices=["INCOMING"])
+
+    class Meta:
+        ref_name = "IncomingTransaction"
+
+
+TransactionOneOf = PolymorphicProxySerializer(
+    component_name="TransactionOneOf",
+    serializers=[IncomingTransactionSerializer, OutgoingTransactionSerializer],
+    resource_type_field_name="type",
+)
+
+
+class TransactionListResponseSerializer(serializers.Serializer):
+    data = TransactionOneOf
+    hasMore = serializers.BooleanField()
+    nextCursor = serializers.CharField(required=False)
+    totalCount = serializers.IntegerField(
+        required=False, help_text=f"Present when at most {COUNT_LIMIT} transactions match"
+    )
+
+
+# --- list and read ----------------------------------------------------------------------------------
+
+
+class TransactionQuerySerializer(serializers.Serializer):
+    customerId = serializers.CharField(required=False)
+    platformCustomerId = serializers.CharField(required=False)
+    accountIdentifier = serializers.CharField(required=False)
+    senderAccountIdentifier = serializers.CharField(required=False)
+    receiverAccountIdentifier = serializers.CharField(required=False)
+    status = serializers.ChoiceField(choices=Transaction.Status.choices, required=False)
+    type = serializers.ChoiceField(choices=Transaction.Type.choices, required=False)
+    reference = serializers.CharField(required=False)
+    startDate = serializers.DateTimeField(required=False)
+    endDate = serializers.DateTimeField(required=False)
+    sortOrder = serializers.ChoiceField(choices=["asc", "desc"], required=False, default="desc")
+
+
+def _filters(request: Request) -> tuple[dict[str, Any], bool]:
+    names = set(TransactionQuerySerializer().fields)
+    query = parse_query(
+        TransactionQuerySerializer, {k: v for k, v in request.query_params.items() if k in names}
+    )
+    filters: dict[str, Any] = {}
+    if "customerId" in query:
+        value = query["customerId"]
+        if value == ids.render("PlatformConfig", request.auth.platform_id):
+            filters["platform_only"] = True
+        else:
+            customer_id = ids.parse_or_none("Customer", value)
+            if customer_id is None:
+                raise InvalidInput(
+                    errors=[
+                        FieldError(
+                            "customerId",
+                            "Must be a Customer:<uuid> id (or the platform's id)",
+                            {"type": "string"},
+                        )
+                    ]
+                )
+            filters["customer_id"] = customer_id
+    renames = {
+        "platformCustomerId": "platform_customer_id",
+        "accountIdentifier": "account_identifier",
+        "senderAccountIdentifier": "sender_account_identifier",
+        "receiverAccountIdentifier": "receiver_account_identifier",
+        "status": "status",
+        "type": "type",
+        "reference": "reference",
+        "startDate": "start",
+        "endDate": "end",
+    }
+    filters.update({ours: query[wire] for wire, ours in renames.items() if wire in query})
+    return filters, query.get("sortOrder") == "asc"
+
+
+def _total(rows: QuerySet[Transaction]) -> int | None:
+    """The match count when it is at most COUNT_LIMIT; None (no totalCount) beyond, so a page costs
+    the same with a million transactions as with a thousand."""
+    counted = rows.order_by()[: COUNT_LIMIT + 1].count()
+    return counted if counted <= COUNT_LIMIT else None
+
+
+class TransactionListApi(APIView):
+    @extend_schema(
+        operation_id="listTransactions",
+        parameters=[TransactionQuerySerializer, *PAGE_PARAMETERS],
+        responses=TransactionListResponseSerializer,
+        tags=TAGS,
+        description="Newest first (sortOrder=asc: oldest first). `totalCount` is left out when more than "
+        f"{COUNT_LIMIT} transactions match.",
+    )
+    def get(self, request: Request) -> Response:
+        filters, ascending = _filters(request)
+        rows = transaction_list(platform=request.auth.platform, filters=filters)
+        page = paginate(rows, request.query_params, render_transaction, count=False, ascending=ascending)
+        total = _total(rows)
+        if total is not None:
+            page["totalCount"] = total
+        return Response(page)
+
+
+def _transaction_id(value: str):
+    return ids.parse("Transaction", value)
+
+
+_ID = OpenApiParameter("transactionId", str, OpenApiParameter.PATH, description="The transaction's id")
+
+
+class TransactionDetailApi(APIView):
+    @extend_schema(operation_id="getTransactionById", parameters=[_ID], responses=TransactionOneOf, tags=TAGS)
+    def get(self, request: Request, transactionId: str) -> Response:
+        txn = transaction_get(platform=request.auth.platform, transaction_id=_transaction_id(transactionId))
+        return Response(render_transaction(txn))
+
+
+# --- actions --------------------------------------------------------------------------------------
+
+
+class ConfirmReceiptSerializer(ApiSerializer):
+    receiptDeliveryConfirmedAt = serializers.DateTimeField(required=False)
+
+
+class TransactionConfirmApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @extend_schema(
+        operation_id="confirmReceiptDelivery",
+        parameters=[_ID],
+        request=ConfirmReceiptSerializer,
+        responses=TransactionOneOf,
+        tags=TAGS,
+    )
+    def post(self, request: Request, transactionId: str) -> Response:
+        body = parse_body(ConfirmReceiptSerializer, request.data or {})
+        txn = transaction_confirm_receipt(
+            platform=request.auth.platform,
+            transaction_id=_transaction_id(transactionId),
+            at=body.get("receiptDeliveryConfirmedAt"),
+        )
+        return Response(render_transaction(txn))
+
+
+class ReasonSerializer(ApiSerializer):
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=1000)
+
+
+class TransactionCancelApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @extend_schema(
+        operation_id="cancelTransaction",
+        parameters=[_ID],
+        request=ReasonSerializer,
+        responses=TransactionOneOf,
+        tags=TAGS,
+        description="Cancel an outgoing bank-rail transfer (e.g. ACH, wire) that has not settled: it fails "
+        "and its amount is refunded. 409 TRANSACTION_NOT_CANCELLABLE otherwise.",
+    )
+    def post(self, request: Request, transactionId: str) -> Response:
+        body = parse_body(ReasonSerializer, request.data or {})
+        txn = transaction_cancel(
+            platform=request.auth.platform,
+            transaction_id=_transaction_id(transactionId),
+            reason=body.get("reason", ""),
+        )
+        return Response(render_transaction(txn))
+
+
+class ApproveSerializer(ApiSerializer):
+    receiverCustomerInfo = serializers.DictField(required=False)
+
+
+class TransactionApproveApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @extend_schema(
+        operation_id="approvePendingPayment",
+        parameters=[_ID],
+        request=ApproveSerializer,
+        responses=IncomingTransactionSerializer,
+        tags=TAGS,
+    )
+    def post(self, request: Request, transactionId: str) -> Response:
+        body = parse_body(ApproveSerializer, request.data or {})
+        txn = incoming_approve(
+            platform=request.auth.platform,
+            transaction_id=_transaction_id(transactionId),
+            receiver_info=body.get("receiverCustomerInfo"),
+        )
+        return Response(render_transaction(txn))
+
+
+class TransactionRejectApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @extend_schema(
+        operation_id="rejectPendingPayment",
+        parameters=[_ID],
+        request=ReasonSerializer,
+        responses=IncomingTransactionSerializer,
+        tags=TAGS,
+    )
+    def post(self, request: Request, transactionId: str) -> Response:
+        body = parse_body(ReasonSerializer, request.data or {})
+        txn = incoming_reject(
+            platform=request.auth.platform,
+            transaction_id=_transaction_id(transactionId),
+            reason=body.get("reason", ""),
+        )
+        return Response(render_transaction(txn))

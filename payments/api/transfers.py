@@ -1,0 +1,109 @@
+"""`POST /transfer-in` and `POST /transfer-out`: same-currency transfers (deprecated in our docs; use
+`POST /quotes` with `immediatelyExecute`). Each is a quote made and executed in one go, so the
+amounts, fees, limits, ledger and sandbox outcomes are the quote engine's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from payments.account_info import PAYMENT_RAILS
+from payments.api.money_shapes import IDEMPOTENCY_KEY
+from payments.api.parsing import ApiSerializer, parse_body
+from payments.api.quotes import PURPOSES
+from payments.api.transactions import TransactionOneOf, render_transaction
+from payments.errors import BadRequest
+from payments.quotes import QuoteRequest, quote_create
+
+TAGS = ["Same-Currency Transfers"]
+
+
+class AccountReferenceSerializer(ApiSerializer):
+    accountId = serializers.CharField()
+
+
+class DestinationReferenceSerializer(ApiSerializer):
+    accountId = serializers.CharField()
+    paymentRail = serializers.ChoiceField(choices=PAYMENT_RAILS, required=False)
+
+
+class TransferInSerializer(ApiSerializer):
+    source = AccountReferenceSerializer(help_text="The external account to pull from")
+    destination = AccountReferenceSerializer(help_text="The internal account to credit")
+    amount = serializers.IntegerField(min_value=1, max_value=10**15)
+
+
+class TransferOutSerializer(ApiSerializer):
+    source = AccountReferenceSerializer(help_text="The internal account to debit")
+    destination = DestinationReferenceSerializer(help_text="The external account to pay")
+    amount = serializers.IntegerField(min_value=1, max_value=10**15)
+    remittanceInformation = serializers.CharField(required=False, allow_blank=True, max_length=80)
+    purposeOfPayment = serializers.ChoiceField(choices=PURPOSES, required=False)
+
+
+def _transfer(request: Request, body: dict[str, Any], *, source_kind: str, destination_kind: str) -> Response:
+    source, destination = body["source"]["accountId"], body["destination"]["accountId"]
+    if not source.startswith(f"{source_kind}:") or not destination.startswith(f"{destination_kind}:"):
+        raise BadRequest(
+            f"The source must be an {source_kind} and the destination an {destination_kind}",
+            field="source.accountId" if not source.startswith(f"{source_kind}:") else "destination.accountId",
+        )
+    wire_destination = {"destinationType": "ACCOUNT", "accountId": destination}
+    if body["destination"].get("paymentRail"):
+        wire_destination["paymentRail"] = body["destination"]["paymentRail"]
+    quote = quote_create(
+        platform=request.auth.platform,
+        request=QuoteRequest(
+            source={"sourceType": "ACCOUNT", "accountId": source},
+            destination=wire_destination,
+            locked_side="SENDING",
+            locked_amount=body["amount"],
+            immediately_execute=True,
+            remittance_information=body.get("remittanceInformation", ""),
+            purpose_of_payment=body.get("purposeOfPayment", ""),
+            same_currency=True,
+        ),
+        idempotency_key=(request.headers.get("Idempotency-Key") or "")[:255],
+    )
+    return Response(render_transaction(quote.transaction), status=201)
+
+
+class TransferInApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @extend_schema(
+        operation_id="createTransferIn",
+        parameters=[IDEMPOTENCY_KEY],
+        request=TransferInSerializer,
+        responses={201: TransactionOneOf},
+        tags=TAGS,
+        deprecated=True,
+        description="Pull from a customer's external account (ACH or SEPA debit) into an internal account of "
+        "the same currency. Deprecated: use POST /quotes with immediatelyExecute.",
+    )
+    def post(self, request: Request) -> Response:
+        body = parse_body(TransferInSerializer, request.data)
+        return _transfer(request, body, source_kind="ExternalAccount", destination_kind="InternalAccount")
+
+
+class TransferOutApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @extend_schema(
+        operation_id="createTransferOut",
+        parameters=[IDEMPOTENCY_KEY],
+        request=TransferOutSerializer,
+        responses={201: TransactionOneOf},
+        tags=TAGS,
+        deprecated=True,
+        description="Pay from an internal account to an external account of the same currency. Deprecated: "
+        "use POST /quotes with immediatelyExecute.",
+    )
+    def post(self, request: Request) -> Response:
+        body = parse_body(TransferOutSerializer, request.data)
+        return _transfer(request, body, source_kind="InternalAccount", destination_kind="ExternalAccount")

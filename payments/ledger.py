@@ -1,0 +1,201 @@
+"""The ledger's rules: post a balanced journal, reverse one, read balances.
+
+- Every movement is one `LedgerJournal` whose postings sum to zero per currency; a journal's `key`
+  is unique, so a movement is recorded once (a second post of the same key is refused by the
+  database, never recorded twice).
+- Internal accounts never go below zero: `ledger_post` locks their balance rows (in primary-key
+  order, so two journals touching the same accounts cannot deadlock), checks, then updates them in
+  the same transaction as the postings. A CHECK constraint backs the rule up.
+- System accounts (WORLD, SETTLEMENT, FX, FEES, PLATFORM_FEES, one each per platform and currency)
+  may go negative (WORLD is negative by what came in from outside) and are not locked, so they are
+  no hot row; their balance is the sum of their postings.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from uuid import UUID
+
+from django.db import transaction
+from django.db.models import F, Sum
+
+from payments import ids
+from payments.errors import InsufficientFunds
+from payments.models import InternalAccount, LedgerAccount, LedgerJournal, LedgerPosting, Transaction
+
+Kind = LedgerAccount.Kind
+
+
+@dataclass(frozen=True, slots=True)
+class Leg:
+    """One side of a movement: `amount` (signed, smallest unit) on `account`, in the account's currency."""
+
+    account: LedgerAccount
+    amount: int
+
+
+class UnbalancedJournal(ValueError):
+    """A programming error: the legs of a journal do not sum to zero in some currency."""
+
+
+# --- accounts -------------------------------------------------------------------------------------
+
+
+def ledger_internal_account(internal_account: InternalAccount) -> LedgerAccount:
+    """The ledger account of an internal account (created on first use)."""
+    account, _ = LedgerAccount.objects.get_or_create(
+        internal_account=internal_account,
+        defaults={
+            "platform_id": internal_account.platform_id,
+            "kind": Kind.INTERNAL,
+            "currency": internal_account.currency,
+        },
+    )
+    return account
+
+
+def ledger_system_accounts(
+    *, platform_id: UUID, currency: str, kinds: Iterable[str]
+) -> dict[str, LedgerAccount]:
+    """The platform's system accounts of `kinds` in `currency`, by kind (one query once they exist)."""
+    wanted = set(kinds)
+    found = {
+        a.kind: a
+        for a in LedgerAccount.objects.filter(platform_id=platform_id, currency=currency, kind__in=wanted)
+    }
+    for kind in sorted(wanted - set(found)):
+        found[kind], _ = LedgerAccount.objects.get_or_create(
+            platform_id=platform_id, kind=kind, currency=currency
+        )
+    return found
+
+
+def ledger_system_account(*, platform_id: UUID, kind: str, currency: str) -> LedgerAccount:
+    return ledger_system_accounts(platform_id=platform_id, currency=currency, kinds=[kind])[kind]
+
+
+# --- posting --------------------------------------------------------------------------------------
+
+
+def _merged(legs: Iterable[Leg]) -> list[Leg]:
+    """Legs on the same account added up; zero legs dropped; checked to balance per currency."""
+    by_account: dict[int, Leg] = {}
+    totals: dict[str, int] = defaultdict(int)
+    for leg in legs:
+        if isinstance(leg.amount, bool) or not isinstance(leg.amount, int):
+            raise TypeError(f"a posting amount is an integer of smallest units, not {leg.amount!r}")
+        totals[leg.account.currency] += leg.amount
+        previous = by_account.get(leg.account.pk)
+        by_account[leg.account.pk] = Leg(leg.account, leg.amount + (previous.amount if previous else 0))
+    unbalanced = {currency: total for currency, total in totals.items() if total}
+    if unbalanced:
+        raise UnbalancedJournal(f"journal legs do not sum to zero: {unbalanced}")
+    return [leg for leg in by_account.values() if leg.amount]
+
+
+@transaction.atomic
+def ledger_post(
+    *,
+    platform_id: UUID,
+    kind: str,
+    key: str,
+    legs: Iterable[Leg],
+    txn: Transaction | None = None,
+    description: str = "",
+) -> LedgerJournal:
+    """Record one movement. Raises InsufficientFunds (nothing recorded) when an internal account
+    would go below zero, UnbalancedJournal for legs that do not sum to zero per currency, and an
+    IntegrityError when a journal with this `key` exists (a movement is posted once)."""
+    merged = _merged(legs)
+    internal = {leg.account.pk: leg.amount for leg in merged if leg.account.kind == Kind.INTERNAL}
+    if internal:
+        locked = LedgerAccount.objects.select_for_update().filter(pk__in=internal).order_by("pk")
+        for account in locked:
+            if account.balance + internal[account.pk] < 0:
+                raise InsufficientFunds(
+                    accountId=ids.render("InternalAccount", account.internal_account_id),
+                    available=account.balance,
+                    required=-internal[account.pk],
+                    currency=account.currency,
+                )
+        for pk, amount in sorted(internal.items()):
+            LedgerAccount.objects.filter(pk=pk).update(balance=F("balance") + amount)
+    journal = LedgerJournal.objects.create(
+        platform_id=platform_id, kind=kind, key=key, transaction=txn, description=description[:255]
+    )
+    LedgerPosting.objects.bulk_create(
+        [
+            LedgerPosting(
+                journal=journal, account=leg.account, currency=leg.account.currency, amount=leg.amount
+            )
+            for leg in merged
+        ]
+    )
+    return journal
+
+
+def ledger_journal_legs(key: str) -> list[Leg] | None:
+    """The legs of the journal `key`, or None when no such journal was posted."""
+    postings = list(LedgerPosting.objects.filter(journal__key=key).select_related("account").order_by("pk"))
+    if not postings:
+        return None
+    return [Leg(p.account, p.amount) for p in postings]
+
+
+@transaction.atomic
+def ledger_reverse(
+    *, journal_key: str, key: str, kind: str, txn: Transaction | None = None, description: str = ""
+) -> LedgerJournal | None:
+    """Post the exact opposite of journal `journal_key` as `key`; None when the original does not exist."""
+    legs = ledger_journal_legs(journal_key)
+    if legs is None:
+        return None
+    return ledger_post(
+        platform_id=legs[0].account.platform_id,
+        kind=kind,
+        key=key,
+        legs=[Leg(leg.account, -leg.amount) for leg in legs],
+        txn=txn,
+        description=description or f"reversal of {journal_key}",
+    )
+
+
+# --- reading --------------------------------------------------------------------------------------
+
+
+def ledger_balance(internal_account: InternalAccount) -> int:
+    """The internal account's balance (its balance row, which equals the sum of its postings)."""
+    balance = (
+        LedgerAccount.objects.filter(internal_account=internal_account)
+        .values_list("balance", flat=True)
+        .first()
+    )
+    return balance or 0
+
+
+def ledger_posting_sum(account: LedgerAccount) -> int:
+    """The sum of the account's postings (what its balance is by definition)."""
+    return LedgerPosting.objects.filter(account=account).aggregate(total=Sum("amount"))["total"] or 0
+
+
+def ledger_currency_totals() -> dict[str, int]:
+    """The sum of all postings per currency; every value is 0 in a consistent ledger."""
+    rows = LedgerPosting.objects.values("currency").annotate(total=Sum("amount")).order_by("currency")
+    return {row["currency"]: row["total"] for row in rows}
+
+
+def ledger_balance_mismatches() -> list[tuple[LedgerAccount, int]]:
+    """Internal ledger accounts whose balance row differs from the sum of their postings."""
+    sums = dict(
+        LedgerPosting.objects.filter(account__kind=Kind.INTERNAL)
+        .values("account")
+        .annotate(total=Sum("amount"))
+        .values_list("account", "total")
+    )
+    return [
+        (account, sums.get(account.pk, 0))
+        for account in LedgerAccount.objects.filter(kind=Kind.INTERNAL)
+        if account.balance != sums.get(account.pk, 0)
+    ]

@@ -1,0 +1,82 @@
+"""Money limits: a transaction's size (400 TRANSACTION_SIZE_LIMIT_EXCEEDED, checked when a quote is
+made) and a customer's daily volume (429 DAILY_VOLUME_LIMIT_EXCEEDED, checked when money moves).
+
+Both are in US cents, so one threshold covers every currency: an amount counts at the sandbox mid
+rate (`rates.USD_VALUE`), rounded down. A platform sets its own on its row (admin: Platforms);
+otherwise the settings defaults apply. The daily volume is what a customer (or, for its own
+transfers, the platform) had executed since 00:00 UTC, failed transfers excluded; it resets at
+midnight, which is what `Retry-After` says.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from fractions import Fraction
+
+from django.conf import settings
+from django.db.models import Sum
+
+from payments import clock, money, rates
+from payments.errors import BadRequest, RateLimited
+from payments.models import Customer, Platform, Transaction
+
+
+def usd_cents(amount: int, currency: str) -> int:
+    """`amount` (smallest unit of `currency`) in US cents at the sandbox mid rate, rounded down."""
+    value = (
+        Fraction(amount) * Fraction(rates.usd_value(currency)) * 100 / money.smallest_unit_factor(currency)
+    )
+    return money.receive_round_down(value)
+
+
+def transaction_size_limit(platform: Platform) -> int:
+    if platform.transaction_size_limit is not None:
+        return platform.transaction_size_limit
+    return settings.TRANSACTION_SIZE_LIMIT_USD_CENTS
+
+
+def daily_volume_limit(platform: Platform) -> int:
+    if platform.daily_volume_limit is not None:
+        return platform.daily_volume_limit
+    return settings.DAILY_VOLUME_LIMIT_USD_CENTS
+
+
+def limits_check_size(*, platform: Platform, amount: int, currency: str) -> None:
+    limit = transaction_size_limit(platform)
+    value = usd_cents(amount, currency)
+    if value > limit:
+        raise BadRequest(
+            f"The transfer is worth {value / 100:.2f} USD, above this platform's limit of {limit / 100:.2f} USD "
+            "per transaction",
+            code="TRANSACTION_SIZE_LIMIT_EXCEEDED",
+            limitUsdCents=limit,
+            amountUsdCents=value,
+        )
+
+
+def _start_of_day(now: dt.datetime) -> dt.datetime:
+    return now.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def limits_check_daily(*, platform: Platform, customer: Customer | None, usd_value: int) -> None:
+    """Raise 429 DAILY_VOLUME_LIMIT_EXCEEDED when `usd_value` more would take the day's volume over
+    the limit. Call it with the source's row lock held, so two transfers cannot both squeeze in."""
+    limit = daily_volume_limit(platform)
+    now = clock.now()
+    start = _start_of_day(now)
+    moved = (
+        Transaction.objects.filter(platform=platform, customer=customer, executed_at__gte=start)
+        .exclude(status__in=[Transaction.Status.FAILED, Transaction.Status.REJECTED])
+        .aggregate(total=Sum("usd_value"))["total"]
+        or 0
+    )
+    if moved + usd_value > limit:
+        reset = start + dt.timedelta(days=1)
+        raise RateLimited(
+            f"This transfer would take today's volume to {(moved + usd_value) / 100:.2f} USD, above the daily "
+            f"limit of {limit / 100:.2f} USD; the volume resets at 00:00 UTC",
+            code="DAILY_VOLUME_LIMIT_EXCEEDED",
+            retry_after=int((reset - now).total_seconds()) + 1,
+            limitUsdCents=limit,
+            usedUsdCents=moved,
+        )

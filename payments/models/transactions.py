@@ -1,0 +1,117 @@
+"""Transactions: the money movements a quote starts, and incoming payments. Rules: `payments/transactions.py`."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+from payments.models.base import PlatformScoped
+
+
+class TransactionStatus(models.TextChoices):
+    """The reference's `TransactionStatus`; outgoing transactions use the `OutgoingTransactionStatus` six."""
+
+    CREATED = "CREATED"
+    PENDING = "PENDING"
+    PENDING_AUTHORIZATION = "PENDING_AUTHORIZATION"
+    PROCESSING = "PROCESSING"
+    COMPLETED = "COMPLETED"
+    REJECTED = "REJECTED"
+    FAILED = "FAILED"
+    REFUNDED = "REFUNDED"
+    EXPIRED = "EXPIRED"
+
+
+class Transaction(PlatformScoped):
+    ID_KIND = "Transaction"
+    Status = TransactionStatus
+
+    class Type(models.TextChoices):
+        INCOMING = "INCOMING"
+        OUTGOING = "OUTGOING"
+
+    class Direction(models.TextChoices):
+        CREDIT = "CREDIT"
+        DEBIT = "DEBIT"
+
+    type = models.CharField(max_length=8, choices=Type.choices)
+    direction = models.CharField(max_length=8, choices=Direction.choices)
+    # Change only through payments.transactions.transaction_transition.
+    status = models.CharField(max_length=24, choices=TransactionStatus.choices)
+    quote = models.OneToOneField(
+        "payments.Quote", null=True, blank=True, on_delete=models.PROTECT, related_name="transaction"
+    )
+    # Whose transaction it is (null: the platform's own); the platform's id for the customer, copied
+    # so a page of transactions renders without joins.
+    customer = models.ForeignKey(
+        "payments.Customer", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    platform_customer_id = models.CharField(max_length=255, blank=True)
+    # Wire shapes (TransactionSourceOneOf / TransactionDestinationOneOf), `onChainTransaction` included.
+    source = models.JSONField()
+    destination = models.JSONField()
+    # The public ids or addresses of both ends, for the accountIdentifier filters.
+    sender_identifier = models.CharField(max_length=320, blank=True)
+    receiver_identifier = models.CharField(max_length=320, blank=True)
+    source_internal_account = models.ForeignKey(
+        "payments.InternalAccount", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    destination_internal_account = models.ForeignKey(
+        "payments.InternalAccount", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    sent_amount = models.BigIntegerField(null=True, blank=True)
+    sent_currency = models.CharField(max_length=8, blank=True)
+    received_amount = models.BigIntegerField()
+    received_currency = models.CharField(max_length=8)
+    exchange_rate = models.CharField(max_length=64, blank=True)
+    fees = models.BigIntegerField(default=0)
+    platform_fees = models.BigIntegerField(default=0)
+    # The sent amount in US cents at execution (the daily volume limit adds these up).
+    usd_value = models.BigIntegerField(default=0)
+    rate_details = models.JSONField(null=True, blank=True)
+    payment_rail = models.CharField(max_length=32, blank=True)  # a PaymentRail value, blank otherwise
+    rail_selection_mode = models.CharField(max_length=8, blank=True)
+    reference = models.CharField(max_length=64, db_index=True)
+
+    failure_reason = models.CharField(max_length=40, blank=True)
+    failure_detail = models.CharField(max_length=255, blank=True)  # for operators, not on the wire
+    pending_reason = models.CharField(max_length=40, blank=True)
+    refund = models.JSONField(null=True, blank=True)  # the wire `Refund`
+    description = models.CharField(max_length=1024, blank=True)
+    remittance_information = models.CharField(max_length=80, blank=True)
+    purpose_of_payment = models.CharField(max_length=32, blank=True)
+    counterparty_information = models.JSONField(null=True, blank=True)
+
+    executed_at = models.DateTimeField(null=True, blank=True)
+    settled_at = models.DateTimeField(null=True, blank=True)
+    receipt_delivery_confirmed_at = models.DateTimeField(null=True, blank=True)
+    # Incoming payments: waiting for the platform's approve/reject (webhook answered 202).
+    awaiting_decision = models.BooleanField(default=False)
+
+    # The scripted timeline: steps ({at, step, ...}) still to apply, the earliest due time first.
+    # Applied by a task, by the periodic sweep and by any read, whichever comes first.
+    steps = models.JSONField(default=list, blank=True)
+    next_step_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["platform", "id"], name="transaction_platform_id"),
+            models.Index(fields=["platform", "customer", "id"], name="transaction_platform_customer"),
+            models.Index(fields=["platform", "status", "id"], name="transaction_platform_status"),
+            models.Index(
+                fields=["platform", "customer", "executed_at"],
+                condition=Q(executed_at__isnull=False),
+                name="transaction_daily_volume",
+            ),
+            models.Index(
+                fields=["next_step_at"], condition=Q(next_step_at__isnull=False), name="transaction_due_steps"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.public_id} {self.type} {self.status}"
+
+    @property
+    def is_outgoing(self) -> bool:
+        return self.type == self.Type.OUTGOING

@@ -1,0 +1,64 @@
+"""The quote state machine: every allowed move, enforced in one function under a row lock.
+
+PENDING ──execute──▶ PROCESSING ──▶ COMPLETED ──(payout returned)──▶ FAILED
+   │                     └────────▶ FAILED
+   ├──expiresAt passed──▶ EXPIRED
+   ├──funds that do not match (realtime funding)──▶ FAILED
+   └──SCA required──▶ PENDING_AUTHORIZATION (never entered: SCA applies to EU customers only, and
+                      no customer is in an SCA region here; see README)
+
+A quote follows its transaction: `payments.transactions.transaction_transition` moves both.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from payments.errors import Conflict
+from payments.models import Quote, QuoteStatus
+
+Status = QuoteStatus
+
+QUOTE_TRANSITIONS: dict[str, frozenset[str]] = {
+    Status.PENDING: frozenset(
+        {Status.PENDING_AUTHORIZATION, Status.PROCESSING, Status.EXPIRED, Status.FAILED}
+    ),
+    Status.PENDING_AUTHORIZATION: frozenset({Status.PROCESSING, Status.EXPIRED, Status.FAILED}),
+    Status.PROCESSING: frozenset({Status.COMPLETED, Status.FAILED}),
+    Status.COMPLETED: frozenset({Status.FAILED}),
+    Status.FAILED: frozenset(),
+    Status.EXPIRED: frozenset(),
+}
+
+
+class IllegalQuoteTransition(Conflict):
+    code = "INVALID_STATE_TRANSITION"
+
+    def __init__(self, *, quote: Quote, from_status: str, to_status: str) -> None:
+        super().__init__(
+            f"A quote in status {from_status} cannot move to {to_status}",
+            quoteId=quote.public_id,
+            fromStatus=from_status,
+            toStatus=to_status,
+        )
+
+
+@transaction.atomic
+def quote_transition(quote: Quote, to: str, *, locked: bool = False) -> Quote:
+    """Move the quote to `to` along QUOTE_TRANSITIONS: the one way a quote's status changes.
+
+    Locks the row (unless the caller passes the instance it locked, `locked=True`), is a no-op when
+    the quote is already in `to` and raises IllegalQuoteTransition (409) for a move the table does
+    not allow. The instance passed in is updated.
+    """
+    to = Status(to)
+    current = quote if locked else Quote.objects.select_for_update().only("status").get(pk=quote.pk)
+    if current.status == to:
+        quote.status = to
+        return quote
+    if to not in QUOTE_TRANSITIONS[current.status]:
+        raise IllegalQuoteTransition(quote=quote, from_status=current.status, to_status=to)
+    quote.touch()
+    Quote.objects.filter(pk=quote.pk).update(status=to, updated_at=quote.updated_at)
+    quote.status = to
+    return quote

@@ -1,0 +1,96 @@
+"""The boundary to payment rails: the one interface a real rail integration implements.
+
+The engine (`payments/quotes.py`, `payments/transactions.py`) asks a rail three things and never
+talks to a bank, chain or UMA provider any other way:
+
+- `payout(Payout)`: send money out; answers the events that will follow (settled, failed, returned)
+  with when they are expected;
+- `pull(Pull)`: collect from an external account (ACH or SEPA debit); answers the same way;
+- `incoming(sender)`: what happens to an incoming payment from `sender` once the platform approves;
+- `uma_receiver(address)`: resolve a UMA address to the currencies it receives (None: no such
+  receiver; raises `FailedDependency` when the counterparty cannot be asked).
+
+The answers are stored on the transaction as due steps and applied by a task, a periodic sweep or
+the next read, whichever comes first, so nothing waits for a rail while a row lock is held. A real
+adapter would submit the instruction after commit and feed the bank's or chain's callbacks in as the
+same steps. Rails stay simulated in both service modes (DESIGN.md); `rail_adapter()` is the switch.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+from uuid import UUID
+
+from payments.models import ExternalAccount
+
+
+class Step(StrEnum):
+    COMPLETE = "COMPLETE"  # the payout, pull or incoming payment settled
+    FAIL = "FAIL"  # it failed; whatever was debited is refunded
+    RETURN = "RETURN"  # a settled payout came back: completed, then failed, refunded
+
+
+@dataclass(frozen=True)
+class RailEvent:
+    """What a rail will report about an instruction, `after` the instruction was accepted."""
+
+    after: dt.timedelta
+    step: Step
+    failure_reason: str = ""  # an Outgoing/IncomingTransactionFailureReason for FAIL and RETURN
+    detail: str = ""  # for operators (the admin); not on the wire
+    refund_reason: str = "TRANSACTION_FAILED"  # the wire Refund.reason
+    refund_fails: bool = False  # the refund of the debited amount fails too
+
+
+@dataclass(frozen=True)
+class Payout:
+    """Money leaving the service (or moving between two internal accounts when `internal`)."""
+
+    transaction_id: UUID
+    rail: str  # a PaymentRail, or the crypto network, or LIGHTNING for UMA
+    currency: str
+    amount: int
+    external_account: ExternalAccount | None = None
+    uma_address: str = ""
+    internal: bool = False
+
+
+@dataclass(frozen=True)
+class Pull:
+    """Money collected from an external account the customer owns (a debit pull)."""
+
+    transaction_id: UUID
+    external_account: ExternalAccount
+    rail: str
+    currency: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class UmaReceiver:
+    address: str
+    currencies: tuple[str, ...]
+
+
+class Rail(Protocol):
+    def payout(self, payout: Payout) -> list[RailEvent]: ...
+
+    def pull(self, pull: Pull) -> list[RailEvent]: ...
+
+    def incoming(self, *, sender: str) -> list[RailEvent]: ...
+
+    def uma_receiver(self, address: str) -> UmaReceiver | None: ...
+
+    def uma_sender_currency(self, address: str) -> str | None: ...
+
+    def on_chain_hash(self, *, transaction_id: UUID, network: str) -> str: ...
+
+
+def rail_adapter() -> Rail:
+    """The rail in use. Only the sandbox simulation exists; a real integration is selected here."""
+    from payments.sandbox import SandboxRail  # the sandbox builds on this module's types
+
+    return SandboxRail()

@@ -1,0 +1,601 @@
+"""Transactions: the state machine, the ledger movements of each step, the scripted timeline, reads
+and the platform's actions (cancel, receipt confirmation).
+
+Outgoing (OutgoingTransactionStatus):
+
+    PENDING ──execute / funds arrive──▶ PROCESSING ──▶ COMPLETED ──(returned)──▶ FAILED
+       ├──expiresAt passed──▶ EXPIRED                └──▶ FAILED (refunded)
+       └──▶ PENDING_AUTHORIZATION (SCA; not entered here) / FAILED (funding mismatch)
+
+Incoming (TransactionStatus): CREATED → PENDING → PROCESSING → COMPLETED → REFUNDED, with
+PENDING → COMPLETED / REJECTED / FAILED / EXPIRED and PROCESSING → FAILED.
+
+Every move goes through `transaction_transition` (row lock, table check, quote kept in step, the
+OUTGOING_PAYMENT.* / INCOMING_PAYMENT.* webhook in the same database transaction). What a rail will
+do later is stored as due `steps` on the row; `transaction_advance` applies the due ones, run by a
+Celery task queued with the step's countdown, by the periodic sweep, and by every read, so a reader
+never waits for a worker. Applying a step twice is impossible: it is popped under the row lock, and
+its journal key is unique.
+
+Money (see payments/ledger.py), with S the sending and R the receiving currency, T the total sent,
+F the service's fees, P the platform's, D = T - F - P what travels on (converted amount plus the
+counterparty's fee), R the amount received and C the counterparty's fixed fee:
+
+- debit (internal source, at execution): source -T, FEES +F, PLATFORM_FEES +P, SETTLEMENT +D
+- funding (realtime source, when the payer's money arrives): WORLD(S) -T, then as the debit
+- delivery (payout settles): SETTLEMENT -D, FX(S) +D, FX(R) -(R+C), then the destination +R and
+  WORLD(R) +C for an internal destination, or WORLD(R) +(R+C) for one outside
+- pull (external source collected): WORLD(S) -T, FEES +F, PLATFORM_FEES +P, then as the delivery
+- refund: the exact reversal of the debit (or funding); return: reversal of the delivery, then refund
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+from collections.abc import Iterable
+from typing import Any
+from uuid import UUID
+
+from django.db import transaction
+from django.db.models import QuerySet
+
+from payments import clock, rates
+from payments.account_info import PAYMENT_RAILS
+from payments.errors import Conflict, ResourceNotFound
+from payments.ledger import Leg, ledger_internal_account, ledger_post, ledger_reverse, ledger_system_accounts
+from payments.models import LedgerAccount, LedgerJournal, Platform, Quote, Transaction
+from payments.models import TransactionStatus as Status
+from payments.quote_status import quote_transition
+from payments.rails import RailEvent, Step
+from payments.webhook_types import WebhookType
+from payments.webhooks import webhook_emit
+
+log = logging.getLogger(__name__)
+
+Kind = LedgerAccount.Kind
+JournalKind = LedgerJournal.Kind
+Type = Transaction.Type
+
+OUTGOING_TRANSITIONS: dict[str, frozenset[str]] = {
+    Status.PENDING: frozenset(
+        {Status.PENDING_AUTHORIZATION, Status.PROCESSING, Status.EXPIRED, Status.FAILED}
+    ),
+    Status.PENDING_AUTHORIZATION: frozenset({Status.PROCESSING, Status.EXPIRED, Status.FAILED}),
+    Status.PROCESSING: frozenset({Status.COMPLETED, Status.FAILED}),
+    Status.COMPLETED: frozenset({Status.FAILED}),
+    Status.FAILED: frozenset(),
+    Status.EXPIRED: frozenset(),
+}
+INCOMING_TRANSITIONS: dict[str, frozenset[str]] = {
+    Status.CREATED: frozenset({Status.PENDING, Status.PROCESSING, Status.FAILED}),
+    Status.PENDING: frozenset(
+        {Status.PROCESSING, Status.COMPLETED, Status.FAILED, Status.REJECTED, Status.EXPIRED}
+    ),
+    Status.PROCESSING: frozenset({Status.COMPLETED, Status.FAILED}),
+    Status.COMPLETED: frozenset({Status.REFUNDED}),
+    Status.FAILED: frozenset(),
+    Status.REJECTED: frozenset(),
+    Status.REFUNDED: frozenset(),
+    Status.EXPIRED: frozenset(),
+}
+TRANSITIONS = {Type.OUTGOING: OUTGOING_TRANSITIONS, Type.INCOMING: INCOMING_TRANSITIONS}
+
+# The quote follows its transaction.
+_QUOTE_STATUS = {
+    Status.PENDING: Quote.Status.PENDING,
+    Status.PENDING_AUTHORIZATION: Quote.Status.PENDING_AUTHORIZATION,
+    Status.PROCESSING: Quote.Status.PROCESSING,
+    Status.COMPLETED: Quote.Status.COMPLETED,
+    Status.FAILED: Quote.Status.FAILED,
+    Status.REJECTED: Quote.Status.FAILED,
+    Status.REFUNDED: Quote.Status.FAILED,
+    Status.EXPIRED: Quote.Status.EXPIRED,
+}
+
+_WEBHOOKS = {
+    (Type.OUTGOING, Status.PENDING_AUTHORIZATION): WebhookType.OUTGOING_PAYMENT_PENDING_AUTHORIZATION,
+    (Type.OUTGOING, Status.PROCESSING): WebhookType.OUTGOING_PAYMENT_PROCESSING,
+    (Type.OUTGOING, Status.COMPLETED): WebhookType.OUTGOING_PAYMENT_COMPLETED,
+    (Type.OUTGOING, Status.FAILED): WebhookType.OUTGOING_PAYMENT_FAILED,
+    (Type.OUTGOING, Status.EXPIRED): WebhookType.OUTGOING_PAYMENT_EXPIRED,
+    (Type.INCOMING, Status.COMPLETED): WebhookType.INCOMING_PAYMENT_COMPLETED,
+    (Type.INCOMING, Status.FAILED): WebhookType.INCOMING_PAYMENT_FAILED,
+    (Type.INCOMING, Status.REJECTED): WebhookType.INCOMING_PAYMENT_FAILED,
+    (Type.INCOMING, Status.EXPIRED): WebhookType.INCOMING_PAYMENT_FAILED,
+    (Type.INCOMING, Status.REFUNDED): WebhookType.INCOMING_PAYMENT_REFUND_COMPLETED,
+}
+_REFUND_WEBHOOKS = {
+    (Type.OUTGOING, "COMPLETED"): WebhookType.OUTGOING_PAYMENT_REFUND_COMPLETED,
+    (Type.OUTGOING, "FAILED"): WebhookType.OUTGOING_PAYMENT_REFUND_FAILED,
+    (Type.INCOMING, "COMPLETED"): WebhookType.INCOMING_PAYMENT_REFUND_COMPLETED,
+    (Type.INCOMING, "FAILED"): WebhookType.INCOMING_PAYMENT_REFUND_FAILED,
+}
+
+# Steps the engine schedules itself, next to the rails' COMPLETE / FAIL / RETURN.
+EXPIRE = "EXPIRE"  # an unexecuted quote's expiresAt
+DECISION_TIMEOUT = "DECISION_TIMEOUT"  # the platform deferred an incoming payment and did not decide
+DECISION_SECONDS = 5  # the reference: approve or reject within 5 seconds of a 202
+
+_ON_CHAIN_NETWORKS = frozenset(
+    {"BITCOIN", "ETHEREUM", "SOLANA", "BASE", "POLYGON", "TRON", "PLASMA", "SPARK"}
+)
+
+
+class IllegalTransactionTransition(Conflict):
+    code = "INVALID_STATE_TRANSITION"
+
+    def __init__(self, *, txn: Transaction, from_status: str, to_status: str) -> None:
+        super().__init__(
+            f"A transaction in status {from_status} cannot move to {to_status}",
+            transactionId=txn.public_id,
+            fromStatus=from_status,
+            toStatus=to_status,
+        )
+
+
+# --- the state machine ----------------------------------------------------------------------------
+
+
+def _render(txn: Transaction) -> dict[str, Any]:
+    from payments.api.transactions import render_transaction  # the API owns the wire shape
+
+    return render_transaction(txn)
+
+
+def transaction_emit(txn: Transaction, webhook_type: str, *, schedule: bool = True):
+    """Record a webhook carrying the transaction as GET shows it (call inside the change's transaction)."""
+    return webhook_emit(platform=txn.platform, type=webhook_type, data=_render(txn), schedule=schedule)
+
+
+@transaction.atomic
+def transaction_transition(
+    txn: Transaction, to: str, *, quote: Quote | None = None, locked: bool = False, **changes: Any
+) -> Transaction:
+    """Move `txn` to `to` along its type's table: the one way a transaction's status changes.
+
+    Locks the row (unless `locked`: the caller passes the instance it locked), is a no-op when the
+    transaction is already in `to`, raises IllegalTransactionTransition (409) for a move the table
+    does not allow. `changes` are other fields written with the move (failure reason, refund…).
+    The linked quote moves too (`quote`: the caller's locked instance, if it has one), and the
+    OUTGOING_PAYMENT.* / INCOMING_PAYMENT.* webhook is recorded in the same database transaction.
+    """
+    to = Status(to)
+    current = txn if locked else Transaction.objects.select_for_update().get(pk=txn.pk)
+    if current.status == to:
+        return current
+    if to not in TRANSITIONS[current.type][current.status]:
+        raise IllegalTransactionTransition(txn=current, from_status=current.status, to_status=to)
+    current.status = to
+    if to == Status.COMPLETED and current.settled_at is None:
+        changes.setdefault("settled_at", clock.now())
+    for name, value in changes.items():
+        setattr(current, name, value)
+    current.touch()
+    current.save(update_fields=["status", "updated_at", *changes])
+    if current.quote_id:
+        quote_transition(quote or Quote(pk=current.quote_id), _QUOTE_STATUS[to], locked=quote is not None)
+    webhook = _WEBHOOKS.get((current.type, to))
+    if webhook:
+        transaction_emit(current, webhook)
+    if current is not txn:
+        for name in ("status", "updated_at", *changes):
+            setattr(txn, name, getattr(current, name))
+    return current
+
+
+# --- the timeline ---------------------------------------------------------------------------------
+
+
+def _step(at: dt.datetime, name: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "at": at.isoformat(),
+        "step": name,
+        **{k: v for k, v in extra.items() if v not in ("", None, False)},
+    }
+
+
+def steps_from_events(events: Iterable[RailEvent], *, start: dt.datetime) -> list[dict[str, Any]]:
+    steps = [
+        _step(
+            start + e.after,
+            e.step,
+            failureReason=e.failure_reason,
+            detail=e.detail,
+            refundReason=e.refund_reason if e.refund_reason != "TRANSACTION_FAILED" else "",
+            refundFails=e.refund_fails,
+        )
+        for e in events
+    ]
+    return sorted(steps, key=lambda s: s["at"])
+
+
+def steps_set(txn: Transaction, steps: list[dict[str, Any]]) -> None:
+    """Replace the transaction's pending steps (not saved)."""
+    txn.steps = sorted(steps, key=lambda s: s["at"])
+    txn.next_step_at = dt.datetime.fromisoformat(txn.steps[0]["at"]) if txn.steps else None
+
+
+def expiry_step(expires_at: dt.datetime) -> dict[str, Any]:
+    return _step(expires_at, EXPIRE)
+
+
+def decision_timeout_step(at: dt.datetime) -> dict[str, Any]:
+    return _step(at, DECISION_TIMEOUT)
+
+
+def transaction_schedule(txn: Transaction) -> None:
+    """After commit, queue the task that applies the next step when it is due (the sweep is the
+    fallback when the broker is down or the wait is long)."""
+    if txn.next_step_at is None:
+        return
+    txn_id, due = txn.pk, txn.next_step_at
+    transaction.on_commit(lambda: _enqueue(txn_id, due))
+
+
+def _enqueue(txn_id: UUID, due: dt.datetime) -> None:
+    from payments.tasks import transaction_advance_task  # the tasks module imports this one
+
+    countdown = max(0.0, (due - clock.now()).total_seconds())
+    if countdown > 900:
+        return  # long waits are left to the periodic sweep rather than held by the broker
+    try:
+        transaction_advance_task.apply_async((str(txn_id),), countdown=countdown)
+    except Exception:
+        log.warning(
+            "could not queue the next step of transaction %s; the sweep applies it", txn_id, exc_info=True
+        )
+
+
+def transaction_lock(transaction_id: UUID) -> tuple[Quote | None, Transaction]:
+    """Lock a transaction and its quote, quote first (the order every writer uses)."""
+    quote_id = Transaction.objects.filter(pk=transaction_id).values_list("quote_id", flat=True).first()
+    quote = Quote.objects.select_for_update().get(pk=quote_id) if quote_id else None
+    txn = Transaction.objects.select_for_update().select_related("platform").get(pk=transaction_id)
+    return quote, txn
+
+
+def transaction_advance(*, transaction_id: UUID) -> Transaction:
+    """Apply every due step of the transaction, in order (a no-op when none is due)."""
+    with transaction.atomic():
+        quote, txn = transaction_lock(transaction_id)
+        _apply_due(quote, txn, clock.now())
+        transaction_schedule(txn)
+    return txn
+
+
+def _apply_due(quote: Quote | None, txn: Transaction, now: dt.datetime) -> bool:
+    applied = False
+    while txn.steps and dt.datetime.fromisoformat(txn.steps[0]["at"]) <= now:
+        step = txn.steps.pop(0)
+        _apply_step(quote, txn, step)
+        applied = True
+    if applied:
+        steps_set(txn, txn.steps)
+        Transaction.objects.filter(pk=txn.pk).update(steps=txn.steps, next_step_at=txn.next_step_at)
+    return applied
+
+
+def transaction_steps_apply_due(*, platform: Platform | None = None, limit: int = 500) -> int:
+    """Apply the due steps of up to `limit` transactions (the sweep; reads of a platform's list).
+    One indexed query when nothing is due."""
+    due = Transaction.objects.filter(next_step_at__lte=clock.now())
+    if platform is not None:
+        due = due.filter(platform=platform)
+    ids = list(due.order_by("next_step_at").values_list("pk", flat=True)[:limit])
+    for transaction_id in ids:
+        try:
+            transaction_advance(transaction_id=transaction_id)
+        except Exception:
+            log.exception("could not apply the due steps of transaction %s", transaction_id)
+    return len(ids)
+
+
+def _apply_step(quote: Quote | None, txn: Transaction, step: dict[str, Any]) -> None:
+    name = step["step"]
+    if name == EXPIRE:
+        if txn.status in (Status.PENDING, Status.PENDING_AUTHORIZATION, Status.CREATED):
+            txn.steps = []
+            transaction_transition(txn, Status.EXPIRED, quote=quote, locked=True)
+    elif name == DECISION_TIMEOUT:
+        if txn.status == Status.PENDING and txn.awaiting_decision:
+            txn.steps = []
+            transaction_transition(
+                txn,
+                Status.FAILED,
+                quote=quote,
+                locked=True,
+                awaiting_decision=False,
+                failure_reason="PAYMENT_APPROVAL_TIMED_OUT",
+            )
+    elif name == Step.COMPLETE:
+        if txn.status == Status.PROCESSING:
+            _complete(quote, txn)
+    elif name == Step.FAIL:
+        if txn.status in (Status.PROCESSING, Status.PENDING):
+            txn.steps = []
+            transaction_fail(
+                quote,
+                txn,
+                failure_reason=step.get("failureReason", "QUOTE_EXECUTION_FAILED"),
+                detail=step.get("detail", ""),
+                refund_reason=step.get("refundReason", "TRANSACTION_FAILED"),
+                refund_fails=step.get("refundFails", False),
+            )
+    elif name == Step.RETURN:
+        if txn.status == Status.COMPLETED:
+            txn.steps = []
+            _return(quote, txn, detail=step.get("detail", ""))
+
+
+# --- ledger movements -----------------------------------------------------------------------------
+
+
+def _key(txn: Transaction, what: str) -> str:
+    return f"txn:{txn.pk}:{what}"
+
+
+def _service_fees(quote: Quote) -> int:
+    details = quote.rate_details or {}
+    return int(details.get("serviceApiFixedFee", 0)) + int(details.get("serviceApiVariableFeeAmount", 0))
+
+
+def _travelling(quote: Quote) -> int:
+    """D: what leaves the sending side after the service's and the platform's fees."""
+    return quote.total_sending_amount - _service_fees(quote) - quote.platform_fees_included
+
+
+def _fee_legs(quote: Quote, system: dict[str, LedgerAccount]) -> list[Leg]:
+    return [
+        Leg(system[Kind.FEES], _service_fees(quote)),
+        Leg(system[Kind.PLATFORM_FEES], quote.platform_fees_included),
+    ]
+
+
+def _sending_system(quote: Quote) -> dict[str, LedgerAccount]:
+    return ledger_system_accounts(
+        platform_id=quote.platform_id,
+        currency=quote.sending_currency,
+        kinds=[Kind.WORLD, Kind.SETTLEMENT, Kind.FEES, Kind.PLATFORM_FEES, Kind.FX],
+    )
+
+
+def debit_legs(quote: Quote, source: LedgerAccount) -> list[Leg]:
+    system = ledger_system_accounts(
+        platform_id=quote.platform_id,
+        currency=quote.sending_currency,
+        kinds=[Kind.SETTLEMENT, Kind.FEES, Kind.PLATFORM_FEES],
+    )
+    return [
+        Leg(source, -quote.total_sending_amount),
+        *_fee_legs(quote, system),
+        Leg(system[Kind.SETTLEMENT], _travelling(quote)),
+    ]
+
+
+def funding_legs(quote: Quote) -> list[Leg]:
+    system = _sending_system(quote)
+    return [
+        Leg(system[Kind.WORLD], -quote.total_sending_amount),
+        *_fee_legs(quote, system),
+        Leg(system[Kind.SETTLEMENT], _travelling(quote)),
+    ]
+
+
+def _deliver_legs(quote: Quote, txn: Transaction, sending: dict[str, LedgerAccount]) -> list[Leg]:
+    """Convert D into the receiving currency and hand it to the destination (the rest of a delivery)."""
+    travelling = _travelling(quote)
+    received, counterparty = quote.total_receiving_amount, quote.counterparty_fee
+    receiving = ledger_system_accounts(
+        platform_id=quote.platform_id, currency=quote.receiving_currency, kinds=[Kind.FX, Kind.WORLD]
+    )
+    legs = [Leg(sending[Kind.FX], travelling), Leg(receiving[Kind.FX], -(received + counterparty))]
+    if txn.destination_internal_account_id:
+        destination = ledger_internal_account(txn.destination_internal_account)
+        legs += [Leg(destination, received), Leg(receiving[Kind.WORLD], counterparty)]
+    else:
+        legs.append(Leg(receiving[Kind.WORLD], received + counterparty))
+    return legs
+
+
+def _complete(quote: Quote | None, txn: Transaction) -> None:
+    now = clock.now()
+    changes: dict[str, Any] = {"settled_at": now}
+    if quote is None:  # an incoming payment: credit the receiver
+        destination = ledger_internal_account(txn.destination_internal_account)
+        world = ledger_system_accounts(
+            platform_id=txn.platform_id, currency=txn.received_currency, kinds=[Kind.WORLD]
+        )[Kind.WORLD]
+        legs = [Leg(world, -txn.received_amount), Leg(destination, txn.received_amount)]
+        ledger_post(
+            platform_id=txn.platform_id,
+            kind=JournalKind.INCOMING,
+            key=_key(txn, "incoming"),
+            legs=legs,
+            txn=txn,
+        )
+    elif quote.source_kind == Quote.SourceKind.EXTERNAL:  # a pull was collected
+        sending = _sending_system(quote)
+        legs = [Leg(sending[Kind.WORLD], -quote.total_sending_amount), *_fee_legs(quote, sending)]
+        legs += _deliver_legs(quote, txn, sending)
+        ledger_post(
+            platform_id=txn.platform_id, kind=JournalKind.PULL, key=_key(txn, "pull"), legs=legs, txn=txn
+        )
+    else:  # a payout settled
+        sending = _sending_system(quote)
+        legs = [Leg(sending[Kind.SETTLEMENT], -_travelling(quote)), *_deliver_legs(quote, txn, sending)]
+        ledger_post(
+            platform_id=txn.platform_id,
+            kind=JournalKind.DELIVERY,
+            key=_key(txn, "delivery"),
+            legs=legs,
+            txn=txn,
+        )
+        network = _on_chain_network(quote)
+        if network:
+            from payments.rails import rail_adapter
+
+            on_chain = {
+                "transactionHash": rail_adapter().on_chain_hash(transaction_id=txn.pk, network=network),
+                "network": network,
+            }
+            changes["destination"] = {**txn.destination, "onChainTransaction": on_chain}
+    transaction_transition(txn, Status.COMPLETED, quote=quote, locked=True, **changes)
+
+
+def _on_chain_network(quote: Quote) -> str:
+    """The network a payout to an external crypto wallet settles on ("" for anything else)."""
+    if quote.destination_kind != Quote.DestinationKind.EXTERNAL or quote.rail not in _ON_CHAIN_NETWORKS:
+        return ""
+    return quote.rail
+
+
+def _refund(quote: Quote | None, txn: Transaction, *, reason: str, fails: bool) -> dict[str, Any] | None:
+    """Give back what was debited or funded; the wire Refund, or None when nothing was taken."""
+    taken = next(
+        (
+            k
+            for k in (_key(txn, "debit"), _key(txn, "funding"))
+            if LedgerJournal.objects.filter(key=k).exists()
+        ),
+        None,
+    )
+    if taken is None:
+        return None
+    now = clock.now()
+    refund = {
+        "reference": f"RF-{txn.reference}",
+        "initiatedAt": _wire_time(now),
+        "status": "FAILED" if fails else "COMPLETED",
+        "reason": reason,
+    }
+    if not fails:
+        ledger_reverse(journal_key=taken, key=_key(txn, "refund"), kind=JournalKind.REFUND, txn=txn)
+        refund["settledAt"] = _wire_time(now)
+    return refund
+
+
+def _wire_time(value: dt.datetime) -> str:
+    return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def transaction_fail(
+    quote: Quote | None,
+    txn: Transaction,
+    *,
+    failure_reason: str,
+    detail: str = "",
+    refund_reason: str = "TRANSACTION_FAILED",
+    refund_fails: bool = False,
+) -> Transaction:
+    """Fail a locked transaction, refunding whatever its source gave (`refund_fails`: the refund
+    fails too and the money stays in SETTLEMENT for an operator)."""
+    refund = _refund(quote, txn, reason=refund_reason, fails=refund_fails)
+    changes: dict[str, Any] = {"failure_reason": failure_reason, "failure_detail": detail[:255], "steps": []}
+    if refund is not None:
+        changes["refund"] = refund
+    txn = transaction_transition(txn, Status.FAILED, quote=quote, locked=True, **changes)
+    if refund is not None:
+        transaction_emit(txn, _REFUND_WEBHOOKS[(txn.type, refund["status"])])
+    return txn
+
+
+def _return(quote: Quote | None, txn: Transaction, *, detail: str) -> None:
+    ledger_reverse(
+        journal_key=_key(txn, "delivery"), key=_key(txn, "return"), kind=JournalKind.RETURN, txn=txn
+    )
+    transaction_fail(
+        quote, txn, failure_reason="PAYOUT_RETURNED", detail=detail or "the bank returned the payout"
+    )
+
+
+# --- reads ----------------------------------------------------------------------------------------
+
+
+def transaction_get(*, platform: Platform, transaction_id: UUID) -> Transaction:
+    """The platform's transaction with its due steps applied (404 TRANSACTION_NOT_FOUND)."""
+    txn = Transaction.objects.for_platform(platform).filter(pk=transaction_id).first()
+    if txn is None:
+        raise ResourceNotFound("Transaction")
+    if txn.next_step_at is not None and txn.next_step_at <= clock.now():
+        txn = transaction_advance(transaction_id=txn.pk)
+    return txn
+
+
+def transaction_list(*, platform: Platform, filters: dict[str, Any]) -> QuerySet[Transaction]:
+    """The platform's transactions matching `filters` (keys as in the API, values parsed), after
+    applying due steps so no listed transaction shows a state it has already left."""
+    transaction_steps_apply_due(platform=platform, limit=200)
+    rows = Transaction.objects.for_platform(platform)
+    if "customer_id" in filters:
+        rows = rows.filter(customer_id=filters["customer_id"])
+    if filters.get("platform_only"):
+        rows = rows.filter(customer__isnull=True)
+    if "platform_customer_id" in filters:
+        rows = rows.filter(platform_customer_id=filters["platform_customer_id"])
+    if "account_identifier" in filters:
+        value = filters["account_identifier"]
+        rows = rows.filter(sender_identifier=value) | rows.filter(receiver_identifier=value)
+    if "sender_account_identifier" in filters:
+        rows = rows.filter(sender_identifier=filters["sender_account_identifier"])
+    if "receiver_account_identifier" in filters:
+        rows = rows.filter(receiver_identifier=filters["receiver_account_identifier"])
+    if "status" in filters:
+        rows = rows.filter(status=filters["status"])
+    if "type" in filters:
+        rows = rows.filter(type=filters["type"])
+    if "reference" in filters:
+        rows = rows.filter(reference=filters["reference"])
+    if "start" in filters:
+        rows = rows.filter(created_at__gte=filters["start"])
+    if "end" in filters:
+        rows = rows.filter(created_at__lte=filters["end"])
+    return rows
+
+
+# --- the platform's actions -------------------------------------------------------------------------
+
+
+class NotCancellable(Conflict):
+    code = "TRANSACTION_NOT_CANCELLABLE"
+
+
+def transaction_cancel(*, platform: Platform, transaction_id: UUID, reason: str = "") -> Transaction:
+    """Cancel a bank-rail payout that has not settled yet: it fails and its amount is refunded
+    (refund reason USER_CANCELLATION). Anything else answers 409 TRANSACTION_NOT_CANCELLABLE."""
+    txn = transaction_get(platform=platform, transaction_id=transaction_id)
+    with transaction.atomic():
+        quote, txn = transaction_lock(txn.pk)
+        settles_later = any(s["step"] == Step.COMPLETE for s in txn.steps)
+        bank_rail = txn.payment_rail in PAYMENT_RAILS and not rates.rail_is_instant(txn.payment_rail)
+        if not (txn.is_outgoing and txn.status == Status.PROCESSING and settles_later and bank_rail):
+            raise NotCancellable(
+                "Only an outgoing bank-rail transfer (e.g. ACH or wire) that has not settled can be cancelled",
+                transactionId=txn.public_id,
+                status=txn.status,
+            )
+        return transaction_fail(
+            quote,
+            txn,
+            failure_reason="QUOTE_EXECUTION_FAILED",
+            detail=f"cancelled by the platform: {reason}"[:255] if reason else "cancelled by the platform",
+            refund_reason="USER_CANCELLATION",
+        )
+
+
+@transaction.atomic
+def transaction_confirm_receipt(
+    *, platform: Platform, transaction_id: UUID, at: dt.datetime | None = None
+) -> Transaction:
+    """Record (or move) when the platform delivered the receipt to its customer."""
+    txn = transaction_get(platform=platform, transaction_id=transaction_id)
+    txn.receipt_delivery_confirmed_at = at or clock.now()
+    txn.touch()
+    txn.save(update_fields=["receipt_delivery_confirmed_at", "updated_at"])
+    return txn
+
+
+def transaction_reference(transaction_id: UUID) -> str:
+    """The short code quoted with a payment so it is matched to this transaction."""
+    return "SBX" + hashlib.sha256(transaction_id.bytes).hexdigest()[:12].upper()
