@@ -4,7 +4,11 @@ from django.contrib import admin, messages
 from django.utils.html import format_html
 
 # admin_review holds the customer review (queue, documents, approve/reject); importing it registers it.
-from payments import admin_review  # noqa: F401
+# money_admin holds the read-only transaction and ledger pages; importing it registers them.
+from payments import (
+    admin_review,  # noqa: F401
+    money_admin,  # noqa: F401
+)
 from payments.models import (
     ApiToken,
     BulkUploadJob,

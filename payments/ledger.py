@@ -56,6 +56,12 @@ def ledger_internal_account(internal_account: InternalAccount) -> LedgerAccount:
     return account
 
 
+def ledger_internal_account_by_id(internal_account_id: UUID) -> LedgerAccount:
+    """The same, by the internal account's id (one query once the ledger account exists)."""
+    account = LedgerAccount.objects.filter(internal_account_id=internal_account_id).first()
+    return account or ledger_internal_account(InternalAccount.objects.get(pk=internal_account_id))
+
+
 def ledger_system_accounts(
     *, platform_id: UUID, currency: str, kinds: Iterable[str]
 ) -> dict[str, LedgerAccount]:

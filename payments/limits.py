@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import datetime as dt
 from fractions import Fraction
+from uuid import UUID
 
 from django.conf import settings
 from django.db.models import Sum
 
 from payments import clock, money, rates
 from payments.errors import BadRequest, RateLimited
-from payments.models import Customer, Platform, Transaction
+from payments.models import Platform, Transaction
 
 
 def usd_cents(amount: int, currency: str) -> int:
@@ -58,14 +59,14 @@ def _start_of_day(now: dt.datetime) -> dt.datetime:
     return now.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
 
 
-def limits_check_daily(*, platform: Platform, customer: Customer | None, usd_value: int) -> None:
+def limits_check_daily(*, platform: Platform, customer_id: UUID | None, usd_value: int) -> None:
     """Raise 429 DAILY_VOLUME_LIMIT_EXCEEDED when `usd_value` more would take the day's volume over
     the limit. Call it with the source's row lock held, so two transfers cannot both squeeze in."""
     limit = daily_volume_limit(platform)
     now = clock.now()
     start = _start_of_day(now)
     moved = (
-        Transaction.objects.filter(platform=platform, customer=customer, executed_at__gte=start)
+        Transaction.objects.filter(platform=platform, customer_id=customer_id, executed_at__gte=start)
         .exclude(status__in=[Transaction.Status.FAILED, Transaction.Status.REJECTED])
         .aggregate(total=Sum("usd_value"))["total"]
         or 0

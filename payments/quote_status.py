@@ -12,6 +12,8 @@ A quote follows its transaction: `payments.transactions.transaction_transition` 
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import transaction
 
 from payments.errors import Conflict
@@ -44,12 +46,12 @@ class IllegalQuoteTransition(Conflict):
 
 
 @transaction.atomic
-def quote_transition(quote: Quote, to: str, *, locked: bool = False) -> Quote:
+def quote_transition(quote: Quote, to: str, *, locked: bool = False, **changes: Any) -> Quote:
     """Move the quote to `to` along QUOTE_TRANSITIONS: the one way a quote's status changes.
 
     Locks the row (unless the caller passes the instance it locked, `locked=True`), is a no-op when
     the quote is already in `to` and raises IllegalQuoteTransition (409) for a move the table does
-    not allow. The instance passed in is updated.
+    not allow. `changes` are other fields written with the move. The instance passed in is updated.
     """
     to = Status(to)
     current = quote if locked else Quote.objects.select_for_update().only("status").get(pk=quote.pk)
@@ -59,6 +61,8 @@ def quote_transition(quote: Quote, to: str, *, locked: bool = False) -> Quote:
     if to not in QUOTE_TRANSITIONS[current.status]:
         raise IllegalQuoteTransition(quote=quote, from_status=current.status, to_status=to)
     quote.touch()
-    Quote.objects.filter(pk=quote.pk).update(status=to, updated_at=quote.updated_at)
+    Quote.objects.filter(pk=quote.pk).update(status=to, updated_at=quote.updated_at, **changes)
     quote.status = to
+    for name, value in changes.items():
+        setattr(quote, name, value)
     return quote

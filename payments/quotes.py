@@ -44,7 +44,7 @@ from payments import clock, currencies, ids, pricing, rates
 from payments.account_info import ACCOUNT_TYPES, PAYMENT_RAILS
 from payments.customers import consent_is_recorded, customer_get
 from payments.errors import BadRequest, Conflict, FieldError, Forbidden, Gone, InvalidInput, ResourceNotFound
-from payments.ledger import ledger_internal_account, ledger_post
+from payments.ledger import ledger_internal_account_by_id, ledger_post
 from payments.limits import limits_check_daily, limits_check_size, usd_cents
 from payments.models import (
     Customer,
@@ -834,9 +834,9 @@ def _execute_locked(quote: Quote, txn: Transaction, *, idempotency_key: str) -> 
     """The execution itself, with the quote and its transaction locked (or just created)."""
     now = clock.now()
     value = usd_cents(quote.total_sending_amount, quote.sending_currency)
-    limits_check_daily(platform=txn.platform, customer=quote.customer, usd_value=value)
+    limits_check_daily(platform=txn.platform, customer_id=quote.customer_id, usd_value=value)
     if quote.source_kind == SourceKind.INTERNAL:
-        source = ledger_internal_account(quote.source_internal_account)
+        source = ledger_internal_account_by_id(quote.source_internal_account_id)
         ledger_post(
             platform_id=quote.platform_id,
             kind=LedgerJournal.Kind.DEBIT,
@@ -856,13 +856,12 @@ def _execute_locked(quote: Quote, txn: Transaction, *, idempotency_key: str) -> 
             )
         )
     steps_set(txn, steps_from_events(events, start=now))
-    Quote.objects.filter(pk=quote.pk).update(executed_at=now, execute_idempotency_key=idempotency_key)
-    quote.executed_at, quote.execute_idempotency_key = now, idempotency_key
     transaction_transition(
         txn,
         Transaction.Status.PROCESSING,
         quote=quote,
         locked=True,
+        quote_changes={"executed_at": now, "execute_idempotency_key": idempotency_key},
         executed_at=now,
         usd_value=value,
         steps=txn.steps,
@@ -890,14 +889,7 @@ def quote_funds_received(*, quote_id: UUID, amount: int | None, transaction_id: 
                 failure_reason="FUNDING_AMOUNT_MISMATCH",
                 detail=f"received {amount}, expected {quote.total_sending_amount}; returned to the payer",
             )
-        limits_check_daily(
-            platform=txn.platform,
-            customer=quote.customer,
-            usd_value=usd_cents(quote.total_sending_amount, quote.sending_currency),
-        )
-        Transaction.objects.filter(pk=txn.pk).update(
-            usd_value=usd_cents(quote.total_sending_amount, quote.sending_currency)
-        )
-        realtime_funding_steps(quote, txn, now=clock.now())
-        Quote.objects.filter(pk=quote.pk).update(executed_at=txn.executed_at)
+        value = usd_cents(quote.total_sending_amount, quote.sending_currency)
+        limits_check_daily(platform=txn.platform, customer_id=quote.customer_id, usd_value=value)
+        realtime_funding_steps(quote, txn, now=clock.now(), usd_value=value)
     return txn

@@ -229,7 +229,7 @@ def sandbox_send(*, platform: Platform, quote_id: UUID, currency: str, amount: i
     return quote_funds_received(quote_id=quote.pk, amount=amount, transaction_id=txn.pk)
 
 
-def realtime_funding_steps(quote: Quote, txn: Transaction, *, now: dt.datetime) -> None:
+def realtime_funding_steps(quote: Quote, txn: Transaction, *, now: dt.datetime, usd_value: int) -> None:
     """Record the arrived funds and schedule the payout (locked quote and transaction)."""
     ledger_post(
         platform_id=quote.platform_id,
@@ -244,7 +244,9 @@ def realtime_funding_steps(quote: Quote, txn: Transaction, *, now: dt.datetime) 
         Transaction.Status.PROCESSING,
         quote=quote,
         locked=True,
+        quote_changes={"executed_at": now},
         executed_at=now,
+        usd_value=usd_value,
         steps=txn.steps,
         next_step_at=txn.next_step_at,
     )

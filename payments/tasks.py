@@ -7,6 +7,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 
 from payments.bulk_uploads import bulk_upload_fail, bulk_upload_process
+from payments.models import Transaction
 from payments.transactions import transaction_advance, transaction_steps_apply_due
 from payments.webhooks import webhook_deliver, webhook_sweep
 
@@ -37,6 +38,8 @@ def transaction_advance_task(self, transaction_id: str) -> None:
     """Apply a transaction's due steps (queued with the step's countdown); a no-op when none is due."""
     try:
         transaction_advance(transaction_id=UUID(transaction_id))
+    except Transaction.DoesNotExist:
+        return  # not (or no longer) in this database: nothing to do
     except (OperationalError, InterfaceError) as exc:
         raise self.retry(exc=exc, countdown=min(300, 5 * 2**self.request.retries)) from exc
 

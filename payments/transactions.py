@@ -151,13 +151,20 @@ def transaction_emit(txn: Transaction, webhook_type: str, *, schedule: bool = Tr
 
 @transaction.atomic
 def transaction_transition(
-    txn: Transaction, to: str, *, quote: Quote | None = None, locked: bool = False, **changes: Any
+    txn: Transaction,
+    to: str,
+    *,
+    quote: Quote | None = None,
+    locked: bool = False,
+    quote_changes: dict[str, Any] | None = None,
+    **changes: Any,
 ) -> Transaction:
     """Move `txn` to `to` along its type's table: the one way a transaction's status changes.
 
     Locks the row (unless `locked`: the caller passes the instance it locked), is a no-op when the
     transaction is already in `to`, raises IllegalTransactionTransition (409) for a move the table
-    does not allow. `changes` are other fields written with the move (failure reason, refund…).
+    does not allow. `changes` are other fields written with the move (failure reason, refund…),
+    `quote_changes` the quote's.
     The linked quote moves too (`quote`: the caller's locked instance, if it has one), and the
     OUTGOING_PAYMENT.* / INCOMING_PAYMENT.* webhook is recorded in the same database transaction.
     """
@@ -175,7 +182,12 @@ def transaction_transition(
     current.touch()
     current.save(update_fields=["status", "updated_at", *changes])
     if current.quote_id:
-        quote_transition(quote or Quote(pk=current.quote_id), _QUOTE_STATUS[to], locked=quote is not None)
+        quote_transition(
+            quote or Quote(pk=current.quote_id),
+            _QUOTE_STATUS[to],
+            locked=quote is not None,
+            **(quote_changes or {}),
+        )
     webhook = _WEBHOOKS.get((current.type, to))
     if webhook:
         transaction_emit(current, webhook)

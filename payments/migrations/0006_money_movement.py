@@ -16,12 +16,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='platform',
             name='daily_volume_limit',
-            field=models.BigIntegerField(blank=True, null=True),
+            field=models.BigIntegerField(blank=True, help_text='US cents per customer per UTC day; empty: the service default', null=True),
         ),
         migrations.AddField(
             model_name='platform',
             name='transaction_size_limit',
-            field=models.BigIntegerField(blank=True, null=True),
+            field=models.BigIntegerField(blank=True, help_text='US cents per transaction; empty: the service default', null=True),
         ),
         migrations.CreateModel(
             name='LedgerAccount',

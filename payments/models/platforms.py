@@ -23,8 +23,12 @@ class Platform(PublicRecord):
     fee_configs = models.JSONField(default=list, blank=True)
     # Money limits in US cents (other currencies at the sandbox mid rate); empty: the settings default
     # (TRANSACTION_SIZE_LIMIT_USD_CENTS, DAILY_VOLUME_LIMIT_USD_CENTS). See payments/limits.py.
-    transaction_size_limit = models.BigIntegerField(null=True, blank=True)
-    daily_volume_limit = models.BigIntegerField(null=True, blank=True)
+    transaction_size_limit = models.BigIntegerField(
+        null=True, blank=True, help_text="US cents per transaction; empty: the service default"
+    )
+    daily_volume_limit = models.BigIntegerField(
+        null=True, blank=True, help_text="US cents per customer per UTC day; empty: the service default"
+    )
 
     def __str__(self) -> str:
         return self.name

@@ -15,6 +15,7 @@ class Load:
     path: str
     body: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    lua: str | None = None  # a whole wrk script instead of the one built from the fields above
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class Case:
     floor: str | None  # name of the floor case, None for a floor itself
     prepare: Callable[[dict], Load]
     target: float | None = None  # minimum ratio to the floor the design asks for
+    metric: str = "rps"  # "rps": own req/s ÷ the floor's; "p50": the floor's p50 ÷ own p50
 
 
 def basic_auth(creds: dict) -> dict[str, str]:
@@ -52,6 +54,17 @@ def _wallets(name: str) -> Callable[[dict], object]:
     return prepare
 
 
+def _money(name: str) -> Callable[[dict], object]:
+    """A preparer from project/bench/money.py (imported when the runner calls it, Django set up)."""
+
+    def prepare(creds: dict) -> object:
+        from project.bench import money
+
+        return getattr(money, name)(creds)
+
+    return prepare
+
+
 CASES = [
     Case(
         "GET /config",
@@ -64,7 +77,32 @@ CASES = [
         "signed-retry re-send (PATCH internal account)",
         "floor: ORM read",
         _wallets("replay_load"),
+        target=0.3,
+    ),
+    Case("POST /quotes", "floor: ORM transaction", _money("quote_create_load"), target=0.4),
+    Case("GET /quotes/{id}", "floor: ORM read", _money("quote_get_load"), target=0.5),
+    # Each request executes the next of many prepared quotes (a Lua script rotates the ids).
+    Case("POST /quotes/{id}/execute", "floor: ORM transaction", _money("execute_load"), target=0.4),
+    # Its ratio to the plain execute: a stamp may cost at most 1.25x (ratio >= 0.8).
+    Case(
+        "POST /quotes/{id}/execute (embedded wallet, stamped)",
+        "POST /quotes/{id}/execute",
+        _money("stamped_execute_load"),
+        target=0.8,
+    ),
+    Case(
+        "GET /transactions (1,000 in the platform)",
+        "floor: ORM read",
+        _money("transactions_1k_load"),
         target=0.5,
+    ),
+    # p50 with a million transactions at most 1.5x its p50 with a thousand (ratio >= 0.67).
+    Case(
+        "GET /transactions (1,000,000 in the platform)",
+        "GET /transactions (1,000 in the platform)",
+        _money("transactions_1m_load"),
+        target=0.67,
+        metric="p50",
     ),
 ]
 

@@ -73,6 +73,8 @@ def _wait_for_port(deadline: float) -> None:
 
 
 def _lua(load) -> str:
+    if load.lua is not None:
+        return load.lua
     lines = [f'wrk.method = "{load.method}"']
     if load.body is not None:
         lines.append(f"wrk.body = {json.dumps(load.body)}")
@@ -201,7 +203,14 @@ def main() -> None:
             result = _wrk(wrk, load, DURATION)
             if case.floor:
                 result["floor"] = case.floor
-                result["ratio"] = round(result["rps"] / results[case.floor]["rps"], 3)
+                floor = results[case.floor]
+                ratio = (
+                    floor["p50_ms"] / result["p50_ms"]
+                    if case.metric == "p50"
+                    else result["rps"] / floor["rps"]
+                )
+                result["ratio"] = round(ratio, 3)
+                result["metric"] = case.metric
                 result["target"] = case.target
             results[case.name] = result
             ratio = f"{result['ratio']:.2f}" if "ratio" in result else ""

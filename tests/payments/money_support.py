@@ -93,6 +93,14 @@ def usd_external(
     platform: Platform, customer: Customer | None, account_number: str = "9876543210"
 ) -> ExternalAccount:
     """A US bank account (ACH, wire, RTP, FedNow); the last 3 digits pick the sandbox outcome."""
+    existing = ExternalAccount.objects.filter(
+        platform=platform,
+        customer=customer,
+        deleted_at__isnull=True,
+        account_info__accountNumber=account_number,
+    ).first()
+    if existing is not None:
+        return existing
     return external_account_create(
         platform=platform,
         currency="USD",

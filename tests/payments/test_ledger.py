@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +24,13 @@ from payments.models import LedgerAccount, LedgerJournal, LedgerPosting, Transac
 from payments.quotes import QuoteRequest, quote_create, quote_execute
 from payments.transactions import transaction_advance, transaction_fail, transaction_lock
 from tests import factories
-from tests.payments.money_support import consenting_customer, fund, funded_account, holding_account, usd_external
+from tests.payments.money_support import (
+    consenting_customer,
+    fund,
+    funded_account,
+    holding_account,
+    usd_external,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -39,8 +45,12 @@ def test_a_journal_moves_money_and_the_balance_row_equals_the_sum_of_postings():
     account = factories.InternalAccountFactory()
     ledger = ledger_internal_account(account)
     world = _world(account)
-    ledger_post(platform_id=account.platform_id, kind="FUNDING", key="k1", legs=[Leg(world, -500), Leg(ledger, 500)])
-    ledger_post(platform_id=account.platform_id, kind="FUNDING", key="k2", legs=[Leg(world, -250), Leg(ledger, 250)])
+    ledger_post(
+        platform_id=account.platform_id, kind="FUNDING", key="k1", legs=[Leg(world, -500), Leg(ledger, 500)]
+    )
+    ledger_post(
+        platform_id=account.platform_id, kind="FUNDING", key="k2", legs=[Leg(world, -250), Leg(ledger, 250)]
+    )
     ledger.refresh_from_db()
     assert account_balance(account) == ledger.balance == ledger_posting_sum(ledger) == 750
     assert ledger_posting_sum(world) == -750
@@ -53,9 +63,19 @@ def test_legs_must_balance_per_currency():
     ledger = ledger_internal_account(account)
     eur_world = ledger_system_account(platform_id=account.platform_id, kind=Kind.WORLD, currency="EUR")
     with pytest.raises(UnbalancedJournal):
-        ledger_post(platform_id=account.platform_id, kind="FUNDING", key="k", legs=[Leg(_world(account), -5), Leg(ledger, 4)])
+        ledger_post(
+            platform_id=account.platform_id,
+            kind="FUNDING",
+            key="k",
+            legs=[Leg(_world(account), -5), Leg(ledger, 4)],
+        )
     with pytest.raises(UnbalancedJournal):  # 5 USD in is not 5 EUR out
-        ledger_post(platform_id=account.platform_id, kind="FUNDING", key="k", legs=[Leg(eur_world, -5), Leg(ledger, 5)])
+        ledger_post(
+            platform_id=account.platform_id,
+            kind="FUNDING",
+            key="k",
+            legs=[Leg(eur_world, -5), Leg(ledger, 5)],
+        )
     assert not LedgerJournal.objects.exists()
 
 
@@ -76,14 +96,23 @@ def test_a_debit_below_zero_raises_and_records_nothing():
     account = factories.InternalAccountFactory()
     ledger = ledger_internal_account(account)
     world = _world(account)
-    ledger_post(platform_id=account.platform_id, kind="FUNDING", key="in", legs=[Leg(world, -100), Leg(ledger, 100)])
+    ledger_post(
+        platform_id=account.platform_id, kind="FUNDING", key="in", legs=[Leg(world, -100), Leg(ledger, 100)]
+    )
     with pytest.raises(InsufficientFunds) as raised:
-        ledger_post(platform_id=account.platform_id, kind="DEBIT", key="out", legs=[Leg(world, 101), Leg(ledger, -101)])
+        ledger_post(
+            platform_id=account.platform_id,
+            kind="DEBIT",
+            key="out",
+            legs=[Leg(world, 101), Leg(ledger, -101)],
+        )
     assert raised.value.status == 400 and raised.value.code == "INSUFFICIENT_FUNDS"
     assert raised.value.details["available"] == 100 and raised.value.details["required"] == 101
     assert not LedgerJournal.objects.filter(key="out").exists()
     assert account_balance(account) == 100
-    ledger_post(platform_id=account.platform_id, kind="DEBIT", key="out", legs=[Leg(world, 100), Leg(ledger, -100)])
+    ledger_post(
+        platform_id=account.platform_id, kind="DEBIT", key="out", legs=[Leg(world, 100), Leg(ledger, -100)]
+    )
     assert account_balance(account) == 0
 
 
@@ -114,7 +143,12 @@ def test_system_accounts_may_go_negative_and_are_one_per_platform_kind_and_curre
 def test_a_reversal_is_the_exact_opposite():
     account = factories.InternalAccountFactory()
     ledger = ledger_internal_account(account)
-    ledger_post(platform_id=account.platform_id, kind="FUNDING", key="f", legs=[Leg(_world(account), -40), Leg(ledger, 40)])
+    ledger_post(
+        platform_id=account.platform_id,
+        kind="FUNDING",
+        key="f",
+        legs=[Leg(_world(account), -40), Leg(ledger, 40)],
+    )
     assert ledger_reverse(journal_key="f", key="f-back", kind="REFUND") is not None
     assert account_balance(account) == 0
     assert ledger_reverse(journal_key="missing", key="x", kind="REFUND") is None
@@ -155,7 +189,9 @@ def test_a_transfer_posts_debit_delivery_and_fees_that_add_up(api):
     assert account_balance(source) == 900_000
     assert account_balance(euros) == quote.total_receiving_amount
     fees = ledger_system_account(platform_id=api.platform.pk, kind=Kind.FEES, currency="USD")
-    platform_fees = ledger_system_account(platform_id=api.platform.pk, kind=Kind.PLATFORM_FEES, currency="USD")
+    platform_fees = ledger_system_account(
+        platform_id=api.platform.pk, kind=Kind.PLATFORM_FEES, currency="USD"
+    )
     assert ledger_posting_sum(platform_fees) == quote.platform_fees_included > 0
     assert ledger_posting_sum(fees) + ledger_posting_sum(platform_fees) <= quote.fees_included
     settlement = ledger_system_account(platform_id=api.platform.pk, kind=Kind.SETTLEMENT, currency="USD")
@@ -221,10 +257,13 @@ def test_ledger_invariants_hold_under_random_money_movement(db, operations):
                 assert account_balance(account_) >= 0
             assert all(total == 0 for total in ledger_currency_totals().values())
             assert ledger_balance_mismatches() == []
-        refunded = [t for t in started if Transaction.objects.get(pk=t.pk).status == Transaction.Status.FAILED]
+        refunded = [
+            t for t in started if Transaction.objects.get(pk=t.pk).status == Transaction.Status.FAILED
+        ]
         for txn in refunded:  # every refund gave back exactly what the debit took
             debit = LedgerPosting.objects.get(journal__key=f"txn:{txn.pk}:debit", account__kind=Kind.INTERNAL)
-            refund = LedgerPosting.objects.get(journal__key=f"txn:{txn.pk}:refund", account__kind=Kind.INTERNAL)
+            refund = LedgerPosting.objects.get(
+                journal__key=f"txn:{txn.pk}:refund", account__kind=Kind.INTERNAL
+            )
             assert refund.amount == -debit.amount
         transaction.set_rollback(True)
-    connection.close_if_unusable_or_obsolete()

@@ -113,7 +113,9 @@ def test_the_daily_volume_limit_answers_429_until_midnight(api, settings):
     customer, _ = consenting_customer(api.platform)
     source = funded_account(customer, 1_000_000)
     payee = usd_external(api.platform, customer)
-    quotes = [api.post("/quotes", quote_body(source.public_id, payee.public_id, 10_000)).json() for _ in range(3)]
+    quotes = [
+        api.post("/quotes", quote_body(source.public_id, payee.public_id, 10_000)).json() for _ in range(3)
+    ]
     assert _execute(api, quotes[0]).status_code == 200
     assert _execute(api, quotes[1]).status_code == 200
     refused = _execute(api, quotes[2])
@@ -156,7 +158,10 @@ def test_a_realtime_funded_quote_is_not_executed_but_paid(api):
         "/quotes",
         {
             "source": {"sourceType": "REALTIME_FUNDING", "currency": "USD"},
-            "destination": {"destinationType": "UMA_ADDRESS", "umaAddress": "$success.usd@sandbox.uma.example"},
+            "destination": {
+                "destinationType": "UMA_ADDRESS",
+                "umaAddress": "$success.usd@sandbox.uma.example",
+            },
             "lockedCurrencySide": "SENDING",
             "lockedCurrencyAmount": 1_000,
         },
@@ -203,7 +208,9 @@ def test_an_embedded_wallet_executes_with_a_stamp_by_its_session_key(api, wallet
 )
 def test_a_missing_or_malformed_stamp_is_401(api, wallet_quote, header, code):
     wallet, quote, _payload = wallet_quote
-    response = api.post(f"/quotes/{quote['id']}/execute", **({"HTTP_SERVICE_WALLET_SIGNATURE": header} if header else {}))
+    response = api.post(
+        f"/quotes/{quote['id']}/execute", **({"HTTP_SERVICE_WALLET_SIGNATURE": header} if header else {})
+    )
     assert response.status_code == 401 and response.json()["code"] == code
     assert account_balance(wallet.account) == 50_000_000
     assert api.get(f"/quotes/{quote['id']}").json()["status"] == "PENDING"
@@ -211,7 +218,10 @@ def test_a_missing_or_malformed_stamp_is_401(api, wallet_quote, header, code):
 
 def _session_key(account):
     key = client.generate_key_pair()
-    session_open(credential=AuthCredential.objects.get(account=account), client_public_key=key.public_key_hex_compressed)
+    session_open(
+        credential=AuthCredential.objects.get(account=account),
+        client_public_key=key.public_key_hex_compressed,
+    )
     return key
 
 
@@ -260,7 +270,10 @@ def test_the_legacy_literal_is_accepted_in_sandbox_only(api, wallet_quote):
 def test_a_replay_with_its_key_needs_no_new_stamp(api, wallet_quote):
     wallet, quote, payload = wallet_quote
     key = _session_key(wallet.account)
-    headers = {"HTTP_SERVICE_WALLET_SIGNATURE": client.stamp(payload, key.private_key_hex), "HTTP_IDEMPOTENCY_KEY": "w1"}
+    headers = {
+        "HTTP_SERVICE_WALLET_SIGNATURE": client.stamp(payload, key.private_key_hex),
+        "HTTP_IDEMPOTENCY_KEY": "w1",
+    }
     assert api.post(f"/quotes/{quote['id']}/execute", **headers).status_code == 200
     assert api.post(f"/quotes/{quote['id']}/execute", HTTP_IDEMPOTENCY_KEY="w1").status_code == 200
     assert Transaction.objects.filter(status__in=["PROCESSING", "COMPLETED"]).count() == 1

@@ -117,7 +117,12 @@ def test_every_invalid_field_is_reported_at_once(api):
     )
     assert response.status_code == 400
     fields = {e["field"] for e in response.json()["details"]["errors"]}
-    assert {"source.accountId", "destination.umaAddress", "lockedCurrencySide", "lockedCurrencyAmount"} <= fields
+    assert {
+        "source.accountId",
+        "destination.umaAddress",
+        "lockedCurrencySide",
+        "lockedCurrencyAmount",
+    } <= fields
 
 
 def test_unknown_accounts_are_field_errors(api, other_api, sender):
@@ -197,7 +202,9 @@ def test_platform_fees_from_config_and_override(api, sender):
     standing = _create(api, quote_body(source.public_id, payee.public_id, 100_000)).json()
     assert standing["platformFeesIncluded"] == 25 + 500
     override = {"platformFixedFee": {"amount": 100, "currency": "USD"}, "platformVariableFeeBps": 0}
-    overridden = _create(api, quote_body(source.public_id, payee.public_id, 100_000, platformFeeOverride=override))
+    overridden = _create(
+        api, quote_body(source.public_id, payee.public_id, 100_000, platformFeeOverride=override)
+    )
     assert overridden.json()["platformFeesIncluded"] == 100
     assert overridden.json()["feesIncluded"] == standing["feesIncluded"] - 525 + 100
 
@@ -207,7 +214,9 @@ def test_a_platform_fee_override_needs_a_usd_source(api):
     euros = funded_account(customer, 100_000, "EUR")
     payee = usd_external(api.platform, customer)
     override = {"platformFixedFee": {"amount": 100, "currency": "EUR"}, "platformVariableFeeBps": 10}
-    response = _create(api, quote_body(euros.public_id, payee.public_id, 10_000, platformFeeOverride=override))
+    response = _create(
+        api, quote_body(euros.public_id, payee.public_id, 10_000, platformFeeOverride=override)
+    )
     assert response.status_code == 400
     assert response.json()["details"]["errors"][0]["field"] == "platformFeeOverride"
 
@@ -216,7 +225,11 @@ def test_remittance_information_and_purpose_travel_with_the_transaction(api, sen
     customer, source, _ = sender
     payee = usd_external(api.platform, customer)
     body = quote_body(
-        source.public_id, payee.public_id, 10_000, remittanceInformation="INV-42", purposeOfPayment="GOODS_OR_SERVICES"
+        source.public_id,
+        payee.public_id,
+        10_000,
+        remittanceInformation="INV-42",
+        purposeOfPayment="GOODS_OR_SERVICES",
     )
     quote = _create(api, body).json()
     txn = api.get(f"/transactions/{quote['transactionId']}").json()
@@ -239,7 +252,9 @@ def test_create_is_idempotent_with_a_key(api, sender):
 def test_immediately_execute_creates_and_executes(api, sender):
     customer, source, _ = sender
     payee = usd_external(api.platform, customer)
-    quote = _create(api, quote_body(source.public_id, payee.public_id, 10_000, immediatelyExecute=True)).json()
+    quote = _create(
+        api, quote_body(source.public_id, payee.public_id, 10_000, immediatelyExecute=True)
+    ).json()
     assert quote["status"] == "PROCESSING"
     assert api.get(f"/quotes/{quote['id']}").json()["status"] == "COMPLETED"
 
@@ -290,7 +305,9 @@ def test_a_quote_to_an_internal_account_is_a_book_transfer(api, sender):
     customer, source, _ = sender
     other, _ = consenting_customer(api.platform)
     destination = holding_account(other, "EUR")
-    quote = _create(api, quote_body(source.public_id, destination.public_id, 10_000, immediatelyExecute=True)).json()
+    quote = _create(
+        api, quote_body(source.public_id, destination.public_id, 10_000, immediatelyExecute=True)
+    ).json()
     txn = api.get(f"/transactions/{quote['transactionId']}").json()
     assert txn["status"] == "COMPLETED"
     assert txn["paymentRail"] is None and txn["railSelectionMode"] is None
@@ -409,7 +426,9 @@ def _realtime(currency, network=None, **source):
         ("BTC", "SPARK", "SPARK_WALLET", None),
     ],
 )
-def test_realtime_funding_issues_instructions_for_an_instant_method(api, currency, network, account_type, rail):
+def test_realtime_funding_issues_instructions_for_an_instant_method(
+    api, currency, network, account_type, rail
+):
     customer, _ = consenting_customer(api.platform)
     quote = _create(api, _realtime(currency, network, customerId=customer.public_id)).json()
     QUOTE.validate(on_the_wire(quote))
@@ -421,9 +440,12 @@ def test_realtime_funding_issues_instructions_for_an_instant_method(api, currenc
         assert rail in info.get("paymentRails", [rail])
     assert instruction["isPlatformAccount"] is False
     if "reference" in info:
-        assert info["reference"] == api.get(f"/transactions/{quote['transactionId']}").json()[
-            "reconciliationInstructions"
-        ]["reference"]
+        assert (
+            info["reference"]
+            == api.get(f"/transactions/{quote['transactionId']}").json()["reconciliationInstructions"][
+                "reference"
+            ]
+        )
     lifetime = dt.datetime.fromisoformat(quote["expiresAt"]) - dt.datetime.fromisoformat(quote["createdAt"])
     assert lifetime <= dt.timedelta(minutes=5)
 
@@ -460,7 +482,9 @@ def test_payment_instructions_exist_for_every_account_type(account_type):
         "TRON_WALLET": "USDT",
         "PLASMA_WALLET": "USDT",
     }.get(account_type)
-    info = account_or_wallet_info(account_type, seed=b"quote-1", reference="SBX123", asset=asset, amount_msat=5_000_000)
+    info = account_or_wallet_info(
+        account_type, seed=b"quote-1", reference="SBX123", asset=asset, amount_msat=5_000_000
+    )
     INSTRUCTIONS.validate({"accountOrWalletInfo": info})
     assert info == account_or_wallet_info(
         account_type, seed=b"quote-1", reference="SBX123", asset=asset, amount_msat=5_000_000
@@ -482,7 +506,9 @@ def test_specific_instruction_fields():
     assert 1 <= len(usd["bankAddress"]) <= 255
     assert account_or_wallet_info("BRL_ACCOUNT", seed=b"s", reference="R")["qrCode"].startswith("000201")
     assert len(account_or_wallet_info("ARS_ACCOUNT", seed=b"s", reference="R")["accountNumber"]) == 22
-    assert account_or_wallet_info("COP_ACCOUNT", seed=b"s", reference="R")["paymentUrl"].startswith("https://")
+    assert account_or_wallet_info("COP_ACCOUNT", seed=b"s", reference="R")["paymentUrl"].startswith(
+        "https://"
+    )
     spark = account_or_wallet_info("SPARK_WALLET", seed=b"s", reference="R", amount_msat=1000)
     assert {"address", "assetType", "invoice"} <= set(spark)
 
@@ -510,6 +536,8 @@ def test_an_embedded_wallet_quote_carries_the_payload_to_sign(api):
     assert info["payloadToSign"] == json.dumps(payload, sort_keys=True, separators=(",", ":"))
     assert api.get(f"/quotes/{quote['id']}").json()["paymentInstructions"] == quote["paymentInstructions"]
     # Not in one go: the payload must be stamped first.
-    response = _create(api, quote_body(wallet.public_id, payee.public_id, 10_000_000, immediatelyExecute=True))
+    response = _create(
+        api, quote_body(wallet.public_id, payee.public_id, 10_000_000, immediatelyExecute=True)
+    )
     assert response.status_code == 400
     assert response.json()["details"]["errors"][0]["field"] == "immediatelyExecute"

@@ -1,0 +1,105 @@
+"""Concurrency on PostgreSQL: row locks make one execute win and keep balances from going negative."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from django.db import connection
+
+from payments.accounts import account_balance
+from payments.errors import Conflict, InsufficientFunds
+from payments.ledger import ledger_balance_mismatches, ledger_currency_totals
+from payments.models import LedgerJournal, LedgerPosting, Transaction
+from payments.quotes import QuoteRequest, quote_create, quote_execute
+from tests import factories
+from tests.payments.money_support import consenting_customer, funded_account, usd_external
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+WORKERS = 8
+
+
+def _in_thread(work):
+    """Run `work` in a worker thread with its own database connection, closed at the end."""
+
+    def run(*args):
+        try:
+            return work(*args)
+        finally:
+            connection.close()
+
+    return run
+
+
+def _request(source, payee, amount):
+    return QuoteRequest(
+        source={"sourceType": "ACCOUNT", "accountId": source.public_id},
+        destination={"destinationType": "ACCOUNT", "accountId": payee.public_id},
+        locked_side="SENDING",
+        locked_amount=amount,
+    )
+
+
+@pytest.fixture
+def setup():
+    platform = factories.PlatformFactory()
+    customer, _ = consenting_customer(platform)
+    payee = usd_external(platform, customer)
+    return platform, customer, payee
+
+
+@pytest.mark.parametrize("same_key", [False, True])
+def test_fifty_concurrent_executes_of_one_quote_start_one_transfer(setup, same_key):
+    platform, customer, payee = setup
+    source = funded_account(customer, 1_000_000)
+    quote = quote_create(platform=platform, request=_request(source, payee, 10_000))
+    barrier = threading.Barrier(WORKERS)
+
+    @_in_thread
+    def execute(i):
+        if i < WORKERS:
+            barrier.wait(timeout=10)
+        try:
+            quote_execute(
+                platform=platform, quote_id=quote.pk, idempotency_key="same" if same_key else f"key-{i}"
+            )
+            return "ok"
+        except Conflict:
+            return "conflict"
+
+    with ThreadPoolExecutor(WORKERS) as pool:
+        outcomes = Counter(pool.map(execute, range(50)))
+    assert outcomes == ({"ok": 50} if same_key else {"ok": 1, "conflict": 49})
+    assert LedgerJournal.objects.filter(kind="DEBIT").count() == 1
+    assert Transaction.objects.filter(executed_at__isnull=False).count() == 1
+    assert account_balance(source) == 990_000
+
+
+def test_two_hundred_concurrent_transfers_drain_one_account_without_going_negative(setup):
+    platform, customer, payee = setup
+    amount, affordable = 1_000, 120
+    source = funded_account(customer, amount * affordable)
+
+    @_in_thread
+    def pay(_i):
+        quote = quote_create(platform=platform, request=_request(source, payee, amount))
+        try:
+            quote_execute(platform=platform, quote_id=quote.pk)
+            return "ok"
+        except InsufficientFunds:
+            return "refused"
+
+    with ThreadPoolExecutor(WORKERS) as pool:
+        outcomes = Counter(pool.map(pay, range(200)))
+    assert outcomes == {"ok": affordable, "refused": 200 - affordable}
+    assert account_balance(source) == 0
+    debits = LedgerJournal.objects.filter(kind="DEBIT")
+    assert debits.count() == affordable  # every accepted transfer posted once
+    assert Transaction.objects.filter(executed_at__isnull=False).count() == affordable
+    internal = LedgerPosting.objects.filter(journal__kind="DEBIT", account__internal_account=source)
+    assert sorted(set(internal.values_list("amount", flat=True))) == [-amount]
+    assert all(total == 0 for total in ledger_currency_totals().values())
+    assert ledger_balance_mismatches() == []

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+from django import forms
+from django.core.validators import RegexValidator
+
+# The service's rule for passkey nicknames.
+NICKNAME_VALIDATOR = RegexValidator(
+    r"^[A-Za-z0-9 ._\-'()]{1,100}$", "Use letters, digits, spaces and . _ - ' ( ) only (at most 100)."
+)
+
+
+class SignupForm(forms.Form):
+    email = forms.EmailField(max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"}))
+    full_name = forms.CharField(
+        label="Full name", max_length=255, widget=forms.TextInput(attrs={"autocomplete": "name"})
+    )
+    terms = forms.BooleanField(
+        required=True, error_messages={"required": "Please accept the End User Terms to continue."}
+    )
+    terms_version = forms.CharField(widget=forms.HiddenInput, max_length=32)
+
+    def clean_email(self) -> str:
+        return self.cleaned_data["email"].strip().lower()
+
+    def clean_full_name(self) -> str:
+        name = self.cleaned_data["full_name"].strip()
+        if not name:
+            raise forms.ValidationError("Please enter your full name.")
+        return name
+
+
+class LoginForm(forms.Form):
+    CHANNELS = [("email", "Email"), ("sms", "Text message (SMS)")]
+
+    email = forms.EmailField(
+        max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "username webauthn", "autofocus": True})
+    )
+    channel = forms.ChoiceField(choices=CHANNELS, initial="email", widget=forms.RadioSelect, required=False)
+    next = forms.CharField(required=False, widget=forms.HiddenInput, max_length=2000)
+
+    def clean_email(self) -> str:
+        return self.cleaned_data["email"].strip().lower()
+
+    def clean_channel(self) -> str:
+        return self.cleaned_data.get("channel") or "email"
+
+
+class CodeForm(forms.Form):
+    code = forms.CharField(
+        label="Code",
+        max_length=12,
+        error_messages={"required": "Enter the 6-digit code."},
+        widget=forms.TextInput(
+            attrs={
+                "autocomplete": "one-time-code",
+                "inputmode": "numeric",
+                "pattern": r"\d{6}",
+                "maxlength": "6",
+                "data-code-boxes": "6",
+                "autofocus": True,
+            }
+        ),
+    )
+
+    def clean_code(self) -> str:
+        code = "".join(self.cleaned_data["code"].split())
+        if len(code) != 6 or not code.isdigit():
+            raise forms.ValidationError("Enter the 6 digits of the code.")
+        return code
+
+
+class PasskeyLoginForm(forms.Form):
+    email = forms.EmailField(max_length=254)
+    next = forms.CharField(required=False, max_length=2000)
+
+    def clean_email(self) -> str:
+        return self.cleaned_data["email"].strip().lower()
+
+
+class PasskeyAddForm(forms.Form):
+    nickname = forms.CharField(max_length=100, validators=[NICKNAME_VALIDATOR])

@@ -1,0 +1,90 @@
+"""Rate limits of the portal's sign-in pages: fixed windows counted in the database
+(`PortalRateLimit`), so every web node sees the same counts without a shared cache.
+
+Limits (README "Portal"): starting a sign-in (code, passkey, OAuth) and sign-up per client IP and
+per email address; code entry per IP and wrong codes per email address; resends per email address.
+They apply the same way whether or not the email address has an account.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import math
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.http import HttpRequest
+from django.utils import timezone
+
+from wallets.portal.models import PortalRateLimit
+
+
+@dataclass(frozen=True)
+class Limit:
+    scope: str
+    limit: int
+    window_seconds: int
+
+
+SIGNUP_PER_IP = Limit("signup-ip", 10, 3600)
+LOGIN_PER_IP = Limit("login-ip", 30, 600)
+LOGIN_PER_EMAIL = Limit("login-email", 10, 600)
+CODE_PER_IP = Limit("code-ip", 50, 600)
+# Wrong codes per email address; matches the service's default lock (5 wrong codes, 15 minutes), and
+# also holds for addresses without an account, so the answers cannot tell them apart.
+WRONG_CODE_PER_EMAIL = Limit("wrong-code-email", 5, 900)
+RESEND_PER_EMAIL = Limit("resend-email", 5, 600)
+
+
+def client_ip(request: HttpRequest) -> str:
+    """The peer address. Behind a proxy, its middleware must set REMOTE_ADDR to the client's address."""
+    return request.META.get("REMOTE_ADDR") or "0.0.0.0"  # noqa: S104 - a label, nothing listens on it
+
+
+def _window(limit: Limit, identity: str) -> tuple[str, dt.datetime, dt.datetime]:
+    now = timezone.now()
+    start_ts = math.floor(now.timestamp() / limit.window_seconds) * limit.window_seconds
+    start = dt.datetime.fromtimestamp(start_ts, tz=dt.UTC)
+    key = hashlib.sha256(f"{limit.scope}\0{identity.lower()}".encode()).hexdigest()
+    return key, start, start + dt.timedelta(seconds=limit.window_seconds)
+
+
+def _wait(end: dt.datetime) -> int:
+    return max(1, math.ceil((end - timezone.now()).total_seconds()))
+
+
+def hit(limit: Limit, identity: str) -> int | None:
+    """Count one attempt; the seconds to wait when this attempt is over the limit, else None."""
+    key, start, end = _window(limit, identity)
+    with transaction.atomic():
+        updated = PortalRateLimit.objects.filter(key=key, window_start=start).update(count=F("count") + 1)
+        if not updated:
+            try:
+                with transaction.atomic():
+                    PortalRateLimit.objects.create(key=key, window_start=start, count=1)
+            except IntegrityError:  # another request made the row first
+                PortalRateLimit.objects.filter(key=key, window_start=start).update(count=F("count") + 1)
+            # A new window: forget windows that ended a day ago (every limit is shorter than that).
+            PortalRateLimit.objects.filter(window_start__lt=start - dt.timedelta(days=1)).delete()
+        count = PortalRateLimit.objects.get(key=key, window_start=start).count
+    return _wait(end) if count > limit.limit else None
+
+
+def blocked(limit: Limit, identity: str) -> int | None:
+    """Without counting: the seconds to wait when the limit is already used up, else None."""
+    key, start, end = _window(limit, identity)
+    row = PortalRateLimit.objects.filter(key=key, window_start=start).first()
+    return _wait(end) if row is not None and row.count >= limit.limit else None
+
+
+def used(limit: Limit, identity: str) -> int:
+    key, start, _ = _window(limit, identity)
+    row = PortalRateLimit.objects.filter(key=key, window_start=start).first()
+    return row.count if row is not None else 0
+
+
+def reset(limit: Limit, identity: str) -> None:
+    key, start, _ = _window(limit, identity)
+    PortalRateLimit.objects.filter(key=key, window_start=start).delete()
