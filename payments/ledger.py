@@ -3,9 +3,11 @@
 - Every movement is one `LedgerJournal` whose postings sum to zero per currency; a journal's `key`
   is unique, so a movement is recorded once (a second post of the same key is refused by the
   database, never recorded twice).
-- Internal accounts never go below zero: `ledger_post` locks their balance rows (in primary-key
-  order, so two journals touching the same accounts cannot deadlock), checks, then updates them in
-  the same transaction as the postings. A CHECK constraint backs the rule up.
+- Internal accounts never go below zero: `ledger_post` updates their balance rows in the same
+  transaction as the postings with one conditional UPDATE each (`balance + amount >= 0`), in
+  primary-key order so two journals touching the same accounts cannot deadlock. The UPDATE takes
+  the row lock and PostgreSQL re-checks the condition on the locked row, so the check is made under
+  the lock; no row matched means the funds were not there. A CHECK constraint backs the rule up.
 - System accounts (WORLD, SETTLEMENT, FX, FEES, PLATFORM_FEES, one each per platform and currency)
   may go negative (WORLD is negative by what came in from outside) and are not locked, so they are
   no hot row; their balance is the sum of their postings.
@@ -101,7 +103,7 @@ def _merged(legs: Iterable[Leg]) -> list[Leg]:
     return [leg for leg in by_account.values() if leg.amount]
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def ledger_post(
     *,
     platform_id: UUID,
@@ -111,23 +113,23 @@ def ledger_post(
     txn: Transaction | None = None,
     description: str = "",
 ) -> LedgerJournal:
-    """Record one movement. Raises InsufficientFunds (nothing recorded) when an internal account
-    would go below zero, UnbalancedJournal for legs that do not sum to zero per currency, and an
-    IntegrityError when a journal with this `key` exists (a movement is posted once)."""
+    """Record one movement, inside the caller's transaction (whose rollback undoes it all).
+
+    Raises InsufficientFunds when an internal account would go below zero, UnbalancedJournal for
+    legs that do not sum to zero per currency, and an IntegrityError when a journal with this `key`
+    exists (a movement is posted once). After any of these the caller's transaction must roll back.
+    """
     merged = _merged(legs)
-    internal = {leg.account.pk: leg.amount for leg in merged if leg.account.kind == Kind.INTERNAL}
-    if internal:
-        locked = LedgerAccount.objects.select_for_update().filter(pk__in=internal).order_by("pk")
-        for account in locked:
-            if account.balance + internal[account.pk] < 0:
-                raise InsufficientFunds(
-                    accountId=ids.render("InternalAccount", account.internal_account_id),
-                    available=account.balance,
-                    required=-internal[account.pk],
-                    currency=account.currency,
-                )
-        for pk, amount in sorted(internal.items()):
-            LedgerAccount.objects.filter(pk=pk).update(balance=F("balance") + amount)
+    internal = sorted((leg.account.pk, leg.amount) for leg in merged if leg.account.kind == Kind.INTERNAL)
+    for pk, amount in internal:
+        if not LedgerAccount.objects.filter(pk=pk, balance__gte=-amount).update(balance=F("balance") + amount):
+            account = LedgerAccount.objects.get(pk=pk)
+            raise InsufficientFunds(
+                accountId=ids.render("InternalAccount", account.internal_account_id),
+                available=account.balance,
+                required=-amount,
+                currency=account.currency,
+            )
     journal = LedgerJournal.objects.create(
         platform_id=platform_id, kind=kind, key=key, transaction=txn, description=description[:255]
     )

@@ -45,11 +45,12 @@ class IllegalQuoteTransition(Conflict):
         )
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def quote_transition(quote: Quote, to: str, *, locked: bool = False, **changes: Any) -> Quote:
     """Move the quote to `to` along QUOTE_TRANSITIONS: the one way a quote's status changes.
 
-    Locks the row (unless the caller passes the instance it locked, `locked=True`), is a no-op when
+    Locks the row (unless `locked=True`: the caller holds the row lock of the quote's transaction,
+    which guards the quote too; see `transactions.transaction_lock`), is a no-op when
     the quote is already in `to` and raises IllegalQuoteTransition (409) for a move the table does
     not allow. `changes` are other fields written with the move. The instance passed in is updated.
     """

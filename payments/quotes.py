@@ -762,10 +762,10 @@ def quote_get(*, platform: Platform, quote_id: UUID) -> Quote:
 # --- execute --------------------------------------------------------------------------------------
 
 
-def _already(quote: Quote, idempotency_key: str | None) -> Quote:
+def _already(platform: Platform, quote: Quote, idempotency_key: str | None) -> Quote:
     """A quote that is no longer PENDING: the first outcome for its own key, a 409 otherwise."""
     if idempotency_key and idempotency_key == quote.execute_idempotency_key:
-        return quote_get(platform=quote.platform, quote_id=quote.pk)
+        return quote_get(platform=platform, quote_id=quote.pk)
     if quote.status == Quote.Status.EXPIRED:
         message = f"Quote {quote.public_id} expired at {_wire_time(quote.expires_at)}; create a new quote"
     elif quote.executed_at is not None:
@@ -788,45 +788,49 @@ def quote_execute(
 ) -> Quote:
     """Start the transfer a PENDING quote locked: debit the source (or start the pull), hand the
     payout to the rail, move quote and transaction to PROCESSING. Safe to repeat (see the module
-    docstring); 50 concurrent calls start exactly one transfer (the quote's row lock decides).
+    docstring); 50 concurrent calls start exactly one transfer: each takes the row lock of the
+    quote's transaction, and the first to get it moves the quote on.
 
     Raises 401 WALLET_SIGNATURE_* (embedded-wallet source without a valid stamp over its
     payloadToSign), 409 CONFLICT (expired — the quote is marked EXPIRED — or already executed),
     400 INSUFFICIENT_FUNDS, 429 DAILY_VOLUME_LIMIT_EXCEEDED, 400 for a realtime-funded quote.
+    Nothing changes when it raises, except that an expired quote is recorded EXPIRED.
     """
-    quote = Quote.objects.for_platform(platform).select_related("transaction").filter(pk=quote_id).first()
-    if quote is None:
-        raise ResourceNotFound("Quote")
-    if quote.status != Quote.Status.PENDING:
-        return _already(quote, idempotency_key)
-    if quote.source_kind == SourceKind.REALTIME:
-        raise BadRequest(
-            "A realtime-funded quote starts when its paymentInstructions are paid (sandbox: POST /sandbox/send)",
-            quoteId=quote.public_id,
-        )
-    if quote.is_embedded_wallet_source:
-        from wallets.stamp_check import wallet_stamp_verify  # the one seam into wallets
-
-        wallet_stamp_verify(
-            internal_account_id=quote.source_internal_account_id,
-            payload=quote.payload_to_sign,
-            header=wallet_signature,
-        )
-    if quote.expires_at <= clock.now():
-        transaction_advance(transaction_id=quote.transaction.pk)  # commits EXPIRED before refusing
-        quote.refresh_from_db(fields=["status"])
-        return _already(quote, None)
+    expired = False
     with transaction.atomic():
-        quote = Quote.objects.select_for_update().get(pk=quote.pk)
-        txn = Transaction.objects.select_for_update().select_related("platform").get(quote=quote)
-        if quote.status != Quote.Status.PENDING or quote.expires_at <= clock.now():
-            if quote.status == Quote.Status.PENDING:
-                raise Conflict(
-                    f"Quote {quote.public_id} expired at {_wire_time(quote.expires_at)}",
-                    quoteId=quote.public_id,
-                )
-            return _already(quote, idempotency_key)
-        _execute_locked(quote, txn, idempotency_key=idempotency_key or "")
+        txn = (
+            Transaction.objects.select_for_update(of=("self",))
+            .select_related("quote", "quote__destination_external_account")
+            .filter(platform=platform, quote_id=quote_id)
+            .first()
+        )
+        if txn is None:
+            raise ResourceNotFound("Quote")
+        quote, txn.platform = txn.quote, platform
+        quote.transaction = txn
+        if quote.status != Quote.Status.PENDING:
+            return _already(platform, quote, idempotency_key)
+        if quote.source_kind == SourceKind.REALTIME:
+            raise BadRequest(
+                "A realtime-funded quote starts when its paymentInstructions are paid (sandbox: POST /sandbox/send)",
+                quoteId=quote.public_id,
+            )
+        if quote.is_embedded_wallet_source:
+            from wallets.stamp_check import wallet_stamp_verify  # the one seam into wallets
+
+            wallet_stamp_verify(
+                internal_account_id=quote.source_internal_account_id,
+                payload=quote.payload_to_sign,
+                header=wallet_signature,
+            )
+        now = clock.now()
+        if quote.expires_at <= now:
+            transaction_expire(quote, txn, now)  # recorded (committed) before the refusal below
+            expired = True
+        else:
+            _execute_locked(quote, txn, idempotency_key=idempotency_key or "")
+    if expired:
+        return _already(platform, quote, None)
     return quote
 
 

@@ -149,7 +149,7 @@ def transaction_emit(txn: Transaction, webhook_type: str, *, schedule: bool = Tr
     return webhook_emit(platform=txn.platform, type=webhook_type, data=_render(txn), schedule=schedule)
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def transaction_transition(
     txn: Transaction,
     to: str,
@@ -161,7 +161,8 @@ def transaction_transition(
 ) -> Transaction:
     """Move `txn` to `to` along its type's table: the one way a transaction's status changes.
 
-    Locks the row (unless `locked`: the caller passes the instance it locked), is a no-op when the
+    Locks the row (unless `locked`: the caller passes the instance it locked with
+    `transaction_lock`), is a no-op when the
     transaction is already in `to`, raises IllegalTransactionTransition (409) for a move the table
     does not allow. `changes` are other fields written with the move (failure reason, refund…),
     `quote_changes` the quote's.
@@ -261,11 +262,14 @@ def _enqueue(txn_id: UUID, due: dt.datetime) -> None:
 
 
 def transaction_lock(transaction_id: UUID) -> tuple[Quote | None, Transaction]:
-    """Lock a transaction and its quote, quote first (the order every writer uses)."""
-    quote_id = Transaction.objects.filter(pk=transaction_id).values_list("quote_id", flat=True).first()
-    quote = Quote.objects.select_for_update().get(pk=quote_id) if quote_id else None
-    txn = Transaction.objects.select_for_update().select_related("platform").get(pk=transaction_id)
-    return quote, txn
+    """Lock a transaction's row and load it with its quote. That one row lock guards both: every
+    writer of a transaction or of its quote takes it first (one query, no lock-order question)."""
+    txn = (
+        Transaction.objects.select_for_update(of=("self",))
+        .select_related("quote", "platform")
+        .get(pk=transaction_id)
+    )
+    return txn.quote, txn
 
 
 def transaction_advance(*, transaction_id: UUID) -> Transaction:

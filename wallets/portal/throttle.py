@@ -1,9 +1,9 @@
 """Rate limits of the portal's sign-in pages: fixed windows counted in the database
 (`PortalRateLimit`), so every web node sees the same counts without a shared cache.
 
-Limits (README "Portal"): starting a sign-in (code, passkey, OAuth) and sign-up per client IP and
-per email address; code entry per IP and wrong codes per email address; resends per email address.
-They apply the same way whether or not the email address has an account.
+Limits (README "Portal"): sign-up and starting a sign-in per client IP; codes sent, and wrong codes,
+per email address (mirroring the service's own quota and lock, so that an address without an account
+answers exactly like one with an account); code entry per client IP.
 """
 
 from __future__ import annotations
@@ -29,13 +29,13 @@ class Limit:
 
 
 SIGNUP_PER_IP = Limit("signup-ip", 10, 3600)
+# Starting any sign-in (code, passkey, OAuth).
 LOGIN_PER_IP = Limit("login-ip", 30, 600)
-LOGIN_PER_EMAIL = Limit("login-email", 10, 600)
+# Codes sent (first and resends) per address: the service's default quota (5 per 10 minutes).
+CODES_PER_EMAIL = Limit("codes-email", 5, 600)
 CODE_PER_IP = Limit("code-ip", 50, 600)
-# Wrong codes per email address; matches the service's default lock (5 wrong codes, 15 minutes), and
-# also holds for addresses without an account, so the answers cannot tell them apart.
+# Wrong codes per address: the service's default lock (5 wrong codes, 15 minutes).
 WRONG_CODE_PER_EMAIL = Limit("wrong-code-email", 5, 900)
-RESEND_PER_EMAIL = Limit("resend-email", 5, 600)
 
 
 def client_ip(request: HttpRequest) -> str:
