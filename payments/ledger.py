@@ -45,38 +45,88 @@ class UnbalancedJournal(ValueError):
 # --- accounts -------------------------------------------------------------------------------------
 
 
-def ledger_internal_account(internal_account: InternalAccount) -> LedgerAccount:
-    """The ledger account of an internal account (created on first use)."""
-    account, _ = LedgerAccount.objects.get_or_create(
-        internal_account=internal_account,
-        defaults={
-            "platform_id": internal_account.platform_id,
-            "kind": Kind.INTERNAL,
-            "currency": internal_account.currency,
-        },
+# Which ledger account belongs to which owner never changes once created, so the ids are kept per
+# process (bounded): money movement then needs no query to find its accounts. Keys hold time-ordered
+# UUIDs of platforms and internal accounts, which are never reused, and an entry is kept only once
+# its row is committed, so an entry cannot go stale.
+_IDS: dict[tuple, tuple[int, UUID, str, str, UUID | None]] = {}
+_IDS_MAX = 100_000
+
+
+def _remember(account: LedgerAccount, key: tuple) -> LedgerAccount:
+    """Keep the account's id once the transaction that found or created it commits (a row that a
+    rollback takes away must not be remembered)."""
+    entry = (account.pk, account.platform_id, account.kind, account.currency, account.internal_account_id)
+
+    def keep() -> None:
+        if len(_IDS) >= _IDS_MAX:
+            _IDS.clear()
+        _IDS[key] = entry
+
+    transaction.on_commit(keep)
+    return account
+
+
+def _remembered(key: tuple) -> LedgerAccount | None:
+    found = _IDS.get(key)
+    if found is None:
+        return None
+    pk, platform_id, kind, currency, internal_account_id = found
+    return LedgerAccount(
+        pk=pk, platform_id=platform_id, kind=kind, currency=currency, internal_account_id=internal_account_id
     )
+
+
+def ledger_internal_account(internal_account: InternalAccount) -> LedgerAccount:
+    """The ledger account of an internal account (created on first use). Its `balance` is not read
+    here: use `ledger_balance`."""
+    key = ("internal", internal_account.pk)
+    account = _remembered(key)
+    if account is None:
+        account, _ = LedgerAccount.objects.get_or_create(
+            internal_account=internal_account,
+            defaults={
+                "platform_id": internal_account.platform_id,
+                "kind": Kind.INTERNAL,
+                "currency": internal_account.currency,
+            },
+        )
+        _remember(account, key)
     return account
 
 
 def ledger_internal_account_by_id(internal_account_id: UUID) -> LedgerAccount:
-    """The same, by the internal account's id (one query once the ledger account exists)."""
-    account = LedgerAccount.objects.filter(internal_account_id=internal_account_id).first()
-    return account or ledger_internal_account(InternalAccount.objects.get(pk=internal_account_id))
+    """The same, by the internal account's id."""
+    account = _remembered(("internal", internal_account_id))
+    if account is None:
+        account = LedgerAccount.objects.filter(internal_account_id=internal_account_id).first()
+        if account is None:
+            return ledger_internal_account(InternalAccount.objects.get(pk=internal_account_id))
+        _remember(account, ("internal", internal_account_id))
+    return account
 
 
 def ledger_system_accounts(
     *, platform_id: UUID, currency: str, kinds: Iterable[str]
 ) -> dict[str, LedgerAccount]:
-    """The platform's system accounts of `kinds` in `currency`, by kind (one query once they exist)."""
+    """The platform's system accounts of `kinds` in `currency`, by kind (created on first use)."""
     wanted = set(kinds)
-    found = {
-        a.kind: a
-        for a in LedgerAccount.objects.filter(platform_id=platform_id, currency=currency, kind__in=wanted)
-    }
-    for kind in sorted(wanted - set(found)):
-        found[kind], _ = LedgerAccount.objects.get_or_create(
-            platform_id=platform_id, kind=kind, currency=currency
-        )
+    found = {}
+    for kind in wanted:
+        account = _remembered(("system", platform_id, kind, currency))
+        if account is not None:
+            found[kind] = account
+    missing = wanted - set(found)
+    if missing:
+        for account in LedgerAccount.objects.filter(
+            platform_id=platform_id, currency=currency, kind__in=missing
+        ):
+            found[account.kind] = _remember(account, ("system", platform_id, account.kind, currency))
+        for kind in sorted(wanted - set(found)):
+            account, _ = LedgerAccount.objects.get_or_create(
+                platform_id=platform_id, kind=kind, currency=currency
+            )
+            found[kind] = _remember(account, ("system", platform_id, kind, currency))
     return found
 
 
@@ -122,7 +172,9 @@ def ledger_post(
     merged = _merged(legs)
     internal = sorted((leg.account.pk, leg.amount) for leg in merged if leg.account.kind == Kind.INTERNAL)
     for pk, amount in internal:
-        if not LedgerAccount.objects.filter(pk=pk, balance__gte=-amount).update(balance=F("balance") + amount):
+        if not LedgerAccount.objects.filter(pk=pk, balance__gte=-amount).update(
+            balance=F("balance") + amount
+        ):
             account = LedgerAccount.objects.get(pk=pk)
             raise InsufficientFunds(
                 accountId=ids.render("InternalAccount", account.internal_account_id),

@@ -64,6 +64,7 @@ from payments.payment_instructions import (
     embedded_wallet_payload,
     payment_instruction,
 )
+from payments.query_plans import plan_first
 from payments.rails import Pull, rail_adapter
 from payments.sandbox import payout_events, realtime_funding_steps, uma_parse
 from payments.transactions import (
@@ -72,7 +73,9 @@ from payments.transactions import (
     steps_from_events,
     steps_set,
     transaction_advance,
+    transaction_apply_due,
     transaction_fail,
+    transaction_lock,
     transaction_reference,
     transaction_schedule,
     transaction_transition,
@@ -145,13 +148,20 @@ def _account_ref(value: Any, path: str, errors: list[FieldError]) -> tuple[str, 
     return None
 
 
+def _internal_rows(platform_id: UUID, account_id: UUID):
+    return InternalAccount.objects.select_related("customer").filter(platform_id=platform_id, pk=account_id)[
+        :1
+    ]
+
+
+def _external_rows(platform_id: UUID, account_id: UUID):
+    return ExternalAccount.objects.select_related("customer").filter(
+        platform_id=platform_id, pk=account_id, deleted_at__isnull=True
+    )[:1]
+
+
 def _internal_account(platform: Platform, account_id: UUID, path: str, errors: list[FieldError]):
-    account = (
-        InternalAccount.objects.for_platform(platform)
-        .select_related("customer")
-        .filter(pk=account_id)
-        .first()
-    )
+    account = plan_first("quote-internal-account", _internal_rows, platform.pk, account_id)
     if account is None:
         errors.append(FieldError(path, "is not an internal account of this platform", {}))
     elif account.status != InternalAccount.Status.ACTIVE:
@@ -164,12 +174,7 @@ def _internal_account(platform: Platform, account_id: UUID, path: str, errors: l
 
 
 def _external_account(platform: Platform, account_id: UUID, path: str, errors: list[FieldError]):
-    account = (
-        ExternalAccount.objects.for_platform(platform)
-        .filter(pk=account_id, deleted_at__isnull=True)
-        .select_related("customer")
-        .first()
-    )
+    account = plan_first("quote-external-account", _external_rows, platform.pk, account_id)
     if account is None:
         errors.append(FieldError(path, "is not an external account of this platform", {}))
     elif account.status not in _USABLE_EXTERNAL:
@@ -747,9 +752,13 @@ def _store(
 # --- read -----------------------------------------------------------------------------------------
 
 
+def _quote_rows(platform_id: UUID, quote_id: UUID):
+    return Quote.objects.select_related("transaction").filter(platform_id=platform_id, pk=quote_id)[:1]
+
+
 def quote_get(*, platform: Platform, quote_id: UUID) -> Quote:
     """The platform's quote, with its transaction's due steps applied (expiry included)."""
-    quote = Quote.objects.for_platform(platform).select_related("transaction").filter(pk=quote_id).first()
+    quote = plan_first("quote-get", _quote_rows, platform.pk, quote_id)
     if quote is None:
         raise ResourceNotFound("Quote")
     txn = quote.transaction
@@ -779,6 +788,16 @@ def _already(platform: Platform, quote: Quote, idempotency_key: str | None) -> Q
     )
 
 
+def _execute_rows(platform_id: UUID, quote_id: UUID):
+    """The quote and its transaction, both locked in one statement (an inner join, so PostgreSQL
+    re-reads both rows after waiting for a concurrent execute), with the quote's payee."""
+    return (
+        Transaction.objects.select_for_update(of=("self", "quote"))
+        .select_related("quote", "quote__destination_external_account")
+        .filter(platform_id=platform_id, quote_id=quote_id, quote__platform_id=platform_id)[:1]
+    )
+
+
 def quote_execute(
     *,
     platform: Platform,
@@ -798,12 +817,7 @@ def quote_execute(
     """
     expired = False
     with transaction.atomic():
-        txn = (
-            Transaction.objects.select_for_update(of=("self",))
-            .select_related("quote", "quote__destination_external_account")
-            .filter(platform=platform, quote_id=quote_id)
-            .first()
-        )
+        txn = plan_first("quote-execute", _execute_rows, platform.pk, quote_id)
         if txn is None:
             raise ResourceNotFound("Quote")
         quote, txn.platform = txn.quote, platform
@@ -825,7 +839,7 @@ def quote_execute(
             )
         now = clock.now()
         if quote.expires_at <= now:
-            transaction_expire(quote, txn, now)  # recorded (committed) before the refusal below
+            transaction_apply_due(quote, txn, now)  # EXPIRED is committed before the refusal below
             expired = True
         else:
             _execute_locked(quote, txn, idempotency_key=idempotency_key or "")
@@ -874,12 +888,11 @@ def _execute_locked(quote: Quote, txn: Transaction, *, idempotency_key: str) -> 
     transaction_schedule(txn)
 
 
-def quote_funds_received(*, quote_id: UUID, amount: int | None, transaction_id: UUID) -> Transaction:
+def quote_funds_received(*, amount: int | None, transaction_id: UUID) -> Transaction:
     """A realtime-funded quote's payer paid (sandbox `/sandbox/send`): start the payout, or fail the
     transaction when the amount does not match (FUNDING_AMOUNT_MISMATCH; the money goes back)."""
     with transaction.atomic():
-        quote = Quote.objects.select_for_update().get(pk=quote_id)
-        txn = Transaction.objects.select_for_update().select_related("platform").get(pk=transaction_id)
+        quote, txn = transaction_lock(transaction_id)
         if quote.status != Quote.Status.PENDING:
             raise Conflict(
                 f"Quote {quote.public_id} is {quote.status}; it no longer takes funds",

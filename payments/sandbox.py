@@ -226,7 +226,7 @@ def sandbox_send(*, platform: Platform, quote_id: UUID, currency: str, amount: i
     txn = transaction_advance(transaction_id=quote.transaction.pk)  # expiry first
     from payments.quotes import quote_funds_received
 
-    return quote_funds_received(quote_id=quote.pk, amount=amount, transaction_id=txn.pk)
+    return quote_funds_received(amount=amount, transaction_id=txn.pk)
 
 
 def realtime_funding_steps(quote: Quote, txn: Transaction, *, now: dt.datetime, usd_value: int) -> None:

@@ -47,6 +47,7 @@ from payments.errors import Conflict, ResourceNotFound
 from payments.ledger import Leg, ledger_internal_account, ledger_post, ledger_reverse, ledger_system_accounts
 from payments.models import LedgerAccount, LedgerJournal, Platform, Quote, Transaction
 from payments.models import TransactionStatus as Status
+from payments.query_plans import plan_first
 from payments.quote_status import quote_transition
 from payments.rails import RailEvent, Step
 from payments.webhook_types import WebhookType
@@ -262,26 +263,37 @@ def _enqueue(txn_id: UUID, due: dt.datetime) -> None:
 
 
 def transaction_lock(transaction_id: UUID) -> tuple[Quote | None, Transaction]:
-    """Lock a transaction's row and load it with its quote. That one row lock guards both: every
-    writer of a transaction or of its quote takes it first (one query, no lock-order question)."""
-    txn = (
+    """Lock a transaction's row, then read its quote. That one row lock guards both: every writer of
+    a transaction or of its quote takes it first. The quote is read after the lock is granted (a
+    row joined to a locked row would be the version from before the wait)."""
+    txn = plan_first("transaction-lock", _locked_rows, transaction_id)
+    if txn is None:
+        raise Transaction.DoesNotExist(f"no transaction {transaction_id}")
+    quote = Quote.objects.get(pk=txn.quote_id) if txn.quote_id else None
+    if quote is not None:
+        txn.quote = quote
+    return quote, txn
+
+
+def _locked_rows(transaction_id: UUID):
+    return (
         Transaction.objects.select_for_update(of=("self",))
-        .select_related("quote", "platform")
-        .get(pk=transaction_id)
+        .select_related("platform")
+        .filter(pk=transaction_id)[:1]
     )
-    return txn.quote, txn
 
 
 def transaction_advance(*, transaction_id: UUID) -> Transaction:
     """Apply every due step of the transaction, in order (a no-op when none is due)."""
     with transaction.atomic():
         quote, txn = transaction_lock(transaction_id)
-        _apply_due(quote, txn, clock.now())
+        transaction_apply_due(quote, txn, clock.now())
         transaction_schedule(txn)
     return txn
 
 
-def _apply_due(quote: Quote | None, txn: Transaction, now: dt.datetime) -> bool:
+def transaction_apply_due(quote: Quote | None, txn: Transaction, now: dt.datetime) -> bool:
+    """Apply the due steps of a transaction locked with `transaction_lock`; True when any was due."""
     applied = False
     while txn.steps and dt.datetime.fromisoformat(txn.steps[0]["at"]) <= now:
         step = txn.steps.pop(0)
@@ -529,9 +541,13 @@ def _return(quote: Quote | None, txn: Transaction, *, detail: str) -> None:
 # --- reads ----------------------------------------------------------------------------------------
 
 
+def _transaction_rows(platform_id: UUID, transaction_id: UUID):
+    return Transaction.objects.filter(platform_id=platform_id, pk=transaction_id)[:1]
+
+
 def transaction_get(*, platform: Platform, transaction_id: UUID) -> Transaction:
     """The platform's transaction with its due steps applied (404 TRANSACTION_NOT_FOUND)."""
-    txn = Transaction.objects.for_platform(platform).filter(pk=transaction_id).first()
+    txn = plan_first("transaction-get", _transaction_rows, platform.pk, transaction_id)
     if txn is None:
         raise ResourceNotFound("Transaction")
     if txn.next_step_at is not None and txn.next_step_at <= clock.now():

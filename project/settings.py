@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -55,6 +57,7 @@ INSTALLED_APPS = [
     "payments",
     "wallets",
     "project.dev_oidc",
+    "wallets.portal",
 ]
 if env_bool("BENCH_ENDPOINTS", default=False):
     INSTALLED_APPS.append("project.bench")
@@ -309,3 +312,34 @@ WALLET_OTP_LOCK_SECONDS = env_int("WALLET_OTP_LOCK_SECONDS", default=900)
 WALLET_OTP_CHALLENGES_PER_WINDOW = env_int("WALLET_OTP_CHALLENGES_PER_WINDOW", default=5)
 WALLET_OTP_CHALLENGE_WINDOW_SECONDS = env_int("WALLET_OTP_CHALLENGE_WINDOW_SECONDS", default=600)
 WALLET_SANDBOX_SLOW_SECONDS = env_int("WALLET_SANDBOX_SLOW_SECONDS", default=5)  # `slow-wallet` switch
+
+# The end-user portal (wallets/portal/; README "Portal"): an integrator of the service, over HTTP.
+PORTAL_SERVICE_BASE_URL = os.environ.get(
+    "PORTAL_SERVICE_BASE_URL", f"http://127.0.0.1:{os.environ.get('PORT', '8000')}/{API_PREFIX.rstrip('/')}"
+).rstrip("/")
+# The portal's platform API token. Unset in sandbox mode: read from $DATA_DIR/portal-credentials.json,
+# which `make run` writes on its first run. Required in production.
+PORTAL_CLIENT_ID = os.environ.get("PORTAL_CLIENT_ID", "")
+PORTAL_CLIENT_SECRET = os.environ.get("PORTAL_CLIENT_SECRET", "")
+# Seals the session signing keys the portal keeps (32 bytes, urlsafe base64). Sandbox: derived from
+# the development secret when unset; production: required (a system check and the portal refuse without).
+PORTAL_SECRETS_KEY = os.environ.get("PORTAL_SECRETS_KEY", "")
+if not PORTAL_SECRETS_KEY and SANDBOX:
+    PORTAL_SECRETS_KEY = base64.urlsafe_b64encode(
+        hashlib.sha256(b"portal-secrets-key\0" + SERVICE_SECRETS_KEY.encode()).digest()
+    ).decode()
+# Pinned bundle-signing keys of the service (GET /auth/service-keys); unset: read from the service.
+PORTAL_OTP_SIGNER_PUBLIC_KEY = os.environ.get("PORTAL_OTP_SIGNER_PUBLIC_KEY", "")
+PORTAL_EXPORT_SIGNER_PUBLIC_KEY = os.environ.get("PORTAL_EXPORT_SIGNER_PUBLIC_KEY", "")
+# OAuth sign-in (OIDC, code + PKCE); off when the issuer or the client secret is empty.
+# Default: the development provider and its client `portal` (DEV_OIDC_CLIENTS), while it is on.
+PORTAL_OIDC_ISSUER = os.environ.get("PORTAL_OIDC_ISSUER", DEV_OIDC_ISSUER if DEV_OIDC_ENABLED else "")
+PORTAL_OIDC_ISSUER = PORTAL_OIDC_ISSUER.rstrip("/")
+PORTAL_OIDC_CLIENT_ID = os.environ.get("PORTAL_OIDC_CLIENT_ID", "portal")
+PORTAL_OIDC_CLIENT_SECRET = os.environ.get(
+    "PORTAL_OIDC_CLIENT_SECRET", "dev-portal-secret" if SANDBOX else ""
+)
+PORTAL_WEBAUTHN_RP_ID = os.environ.get("PORTAL_WEBAUTHN_RP_ID", WEBAUTHN_RP_ID)
+PORTAL_WEBAUTHN_RP_NAME = os.environ.get("PORTAL_WEBAUTHN_RP_NAME", WEBAUTHN_RP_NAME)
+PORTAL_REAUTH_SECONDS = env_int("PORTAL_REAUTH_SECONDS", default=300)  # a "fresh" sign-in, for changes
+PORTAL_OTP_RESEND_SECONDS = env_int("PORTAL_OTP_RESEND_SECONDS", default=30)  # between code resends

@@ -3,7 +3,6 @@ from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path, re_path
 from django.views.defaults import page_not_found, server_error
-from django.views.generic import TemplateView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from payments.api.errors import api_not_found, error_response
@@ -31,7 +30,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path(settings.API_PREFIX, include((api_patterns, "api"))),
     path("onboarding/", include("payments.hosted.urls")),
-    path("", TemplateView.as_view(template_name="home.html"), name="home"),
+    path("", include("wallets.portal.urls")),  # the end-user portal (its home is the site root)
+    path("", include("payments.portal.urls")),  # the portal's money pages (/home/, /send/, …)
 ]
 
 if "project.bench" in settings.INSTALLED_APPS:

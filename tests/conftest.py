@@ -57,7 +57,7 @@ def other_api(db) -> Api:
     return Api(*factories.platform_with_token(name="Other platform"))
 
 
-pytest_plugins = ["tests.browser"]
+pytest_plugins = ["tests.browser", "tests.wallets.portal_support"]
 
 
 def pytest_collection_modifyitems(config, items):

@@ -37,7 +37,7 @@ from payments.transactions import (
 
 TAGS = ["Transactions"]
 OUTGOING_STATUSES = ["PENDING", "PENDING_AUTHORIZATION", "EXPIRED", "PROCESSING", "COMPLETED", "FAILED"]
-COUNT_LIMIT = 10_000  # totalCount is given up to this many matches (see TransactionListApi)
+COUNT_LIMIT = 1_000  # totalCount is given up to this many matches (see TransactionListApi)
 
 
 # --- the wire shape ---------------------------------------------------------------------------------

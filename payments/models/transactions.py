@@ -107,6 +107,11 @@ class Transaction(PlatformScoped):
             models.Index(
                 fields=["next_step_at"], condition=Q(next_step_at__isnull=False), name="transaction_due_steps"
             ),
+            models.Index(
+                fields=["platform", "next_step_at"],
+                condition=Q(next_step_at__isnull=False),
+                name="transaction_platform_due_steps",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -307,7 +307,7 @@ SELECT
     '{"sourceType": "ACCOUNT", "accountId": "InternalAccount:01900000-0000-7000-8000-000000000001", "currency": "USD"}',
     '{"destinationType": "UMA_ADDRESS", "umaAddress": "$success.usd@sandbox.uma.example", "currency": "USD"}',
     'InternalAccount:01900000-0000-7000-8000-000000000001', '$success.usd@sandbox.uma.example',
-    1000 + g % 5000, 'USD', 990 + g % 5000, 'USD', '1', 10, 0, 1000, '', '', 'SEED' || g, '', '', '', '',
+    1000 + mod(g, 5000), 'USD', 990 + mod(g, 5000), 'USD', '1', 10, 0, 1000, '', '', 'SEED' || g, '', '', '', '',
     '', '', now(), false, '[]'
 FROM generate_series(1, %(count)s) AS g
 """
@@ -325,7 +325,8 @@ def _seeded_platform(name: str, count: int, prefix: str):
         Transaction.objects.filter(platform=platform).delete()
         with connection.cursor() as cursor:
             cursor.execute(_SEED_SQL, {"prefix": prefix, "platform": platform.pk, "count": count})
-            cursor.execute("ANALYZE payments_transaction")
+        with connection.cursor() as cursor:  # autocommit: VACUUM cannot run inside a transaction
+            cursor.execute("VACUUM ANALYZE payments_transaction")  # index-only scans need the visibility map
     return platform
 
 

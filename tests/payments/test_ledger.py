@@ -62,14 +62,14 @@ def test_legs_must_balance_per_currency():
     account = factories.InternalAccountFactory()
     ledger = ledger_internal_account(account)
     eur_world = ledger_system_account(platform_id=account.platform_id, kind=Kind.WORLD, currency="EUR")
-    with pytest.raises(UnbalancedJournal):
+    with pytest.raises(UnbalancedJournal), transaction.atomic():
         ledger_post(
             platform_id=account.platform_id,
             kind="FUNDING",
             key="k",
             legs=[Leg(_world(account), -5), Leg(ledger, 4)],
         )
-    with pytest.raises(UnbalancedJournal):  # 5 USD in is not 5 EUR out
+    with pytest.raises(UnbalancedJournal), transaction.atomic():  # 5 USD in is not 5 EUR out
         ledger_post(
             platform_id=account.platform_id,
             kind="FUNDING",
@@ -99,7 +99,7 @@ def test_a_debit_below_zero_raises_and_records_nothing():
     ledger_post(
         platform_id=account.platform_id, kind="FUNDING", key="in", legs=[Leg(world, -100), Leg(ledger, 100)]
     )
-    with pytest.raises(InsufficientFunds) as raised:
+    with pytest.raises(InsufficientFunds) as raised, transaction.atomic():
         ledger_post(
             platform_id=account.platform_id,
             kind="DEBIT",

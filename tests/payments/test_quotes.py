@@ -126,7 +126,7 @@ def test_every_invalid_field_is_reported_at_once(api):
 
 
 def test_unknown_accounts_are_field_errors(api, other_api, sender):
-    customer, source, _ = sender
+    _customer, _source, _ = sender
     stranger = factories.InternalAccountFactory(customer__platform=other_api.platform)
     response = _create(api, quote_body(stranger.public_id, "Nope:1", 100))
     assert response.status_code == 400
@@ -302,7 +302,7 @@ def test_a_platform_quote_without_customer_shows_the_platform_as_customer(api):
 
 
 def test_a_quote_to_an_internal_account_is_a_book_transfer(api, sender):
-    customer, source, _ = sender
+    _customer, source, _ = sender
     other, _ = consenting_customer(api.platform)
     destination = holding_account(other, "EUR")
     quote = _create(
@@ -347,7 +347,7 @@ def test_the_authorize_endpoints_answer_409_outside_sca_regions(api, sender):
 
 
 def test_a_quote_to_a_sandbox_uma_address(api, sender):
-    customer, source, _ = sender
+    _customer, source, _ = sender
     body = quote_body(source.public_id, "", 10_000)
     body["destination"] = {"destinationType": "UMA_ADDRESS", "umaAddress": "$success.eur@sandbox.uma.example"}
     quote = _create(api, body).json()

@@ -8,3 +8,6 @@ class PortalConfig(AppConfig):
     label = "wallets_portal"
     verbose_name = "End-user portal"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from wallets.portal import checks  # noqa: F401 - registers the system checks

@@ -33,7 +33,8 @@ class LoginForm(forms.Form):
     CHANNELS = [("email", "Email"), ("sms", "Text message (SMS)")]
 
     email = forms.EmailField(
-        max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "username webauthn", "autofocus": True})
+        max_length=254,
+        widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
     )
     channel = forms.ChoiceField(choices=CHANNELS, initial="email", widget=forms.RadioSelect, required=False)
     next = forms.CharField(required=False, widget=forms.HiddenInput, max_length=2000)

@@ -92,6 +92,8 @@ def service_errors[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResp
             status = 503
         if wants_json(request):
             return JsonResponse({"error": message}, status=status)
-        return no_store(render(request, "wallets/portal/unavailable.html", {"message": message}, status=status))
+        return no_store(
+            render(request, "wallets/portal/unavailable.html", {"message": message}, status=status)
+        )
 
     return wrapper  # type: ignore[return-value]

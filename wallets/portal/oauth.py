@@ -10,17 +10,24 @@ The ID token is checked here too (signature against the provider's JWKS, `iss`, 
 from __future__ import annotations
 
 import hashlib
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 from authlib.common.security import generate_token
-from authlib.integrations.httpx_client import OAuth2Client
+from authlib.deprecate import AuthlibDeprecationWarning
 from authlib.oidc.core import CodeIDToken
 from django.conf import settings
 from joserfc import jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
+
+with warnings.catch_warnings():
+    # authlib 1.9 prefers the `httpx2` package and warns, on every import, that it falls back to
+    # `httpx`, which is the one installed here (and the one the service client uses).
+    warnings.simplefilter("ignore", AuthlibDeprecationWarning)
+    from authlib.integrations.httpx_client import OAuth2Client
 
 SCOPE = "openid email"
 _TIMEOUT = 10.0
@@ -115,7 +122,11 @@ def authorization_finish(*, code: str, redirect_uri: str, code_verifier: str, no
             decoded.claims,
             decoded.header,
             {"iss": {"essential": True, "value": metadata["issuer"]}},
-            {"nonce": nonce, "client_id": settings.PORTAL_OIDC_CLIENT_ID, "access_token": token.get("access_token")},
+            {
+                "nonce": nonce,
+                "client_id": settings.PORTAL_OIDC_CLIENT_ID,
+                "access_token": token.get("access_token"),
+            },
         )
         claims.validate(leeway=_LEEWAY_SECONDS)
     except (JoseError, ValueError) as exc:

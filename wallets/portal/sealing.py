@@ -26,6 +26,8 @@ class UnsealFailed(ValueError):
 
 def _cipher() -> AESGCM:
     value = settings.PORTAL_SECRETS_KEY
+    if not value:
+        raise ImproperlyConfigured("PORTAL_SECRETS_KEY must be set in production mode")
     try:
         key = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
     except (binascii.Error, ValueError, TypeError):

@@ -65,11 +65,16 @@ def service_client() -> ServiceClient:
 
 def otp_signer_key(client: ServiceClient) -> str:
     """The public key that signs `otpEncryptionTargetBundle`s: pinned, or as the service publishes it."""
-    return settings.PORTAL_OTP_SIGNER_PUBLIC_KEY or client.credentials.service_keys()["otpEncryptionSignerPublicKey"]
+    return (
+        settings.PORTAL_OTP_SIGNER_PUBLIC_KEY
+        or client.credentials.service_keys()["otpEncryptionSignerPublicKey"]
+    )
 
 
 def export_signer_key(client: ServiceClient) -> str:
-    return settings.PORTAL_EXPORT_SIGNER_PUBLIC_KEY or client.credentials.service_keys()["exportSignerPublicKey"]
+    return (
+        settings.PORTAL_EXPORT_SIGNER_PUBLIC_KEY or client.credentials.service_keys()["exportSignerPublicKey"]
+    )
 
 
 def wallet_of(client: ServiceClient, customer_id: str) -> InternalAccount | None:

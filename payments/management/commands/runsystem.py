@@ -42,6 +42,20 @@ def _first_run_credentials() -> dict:
     return creds
 
 
+def _portal_credentials() -> dict:
+    """The portal's own platform, created once (sandbox only); the portal reads this file when
+    PORTAL_CLIENT_ID and PORTAL_CLIENT_SECRET are unset (wallets/portal/service.py)."""
+    path = settings.DATA_DIR / "portal-credentials.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    platform, token, secret = platform_create(name="Portal")
+    creds = {"platformId": platform.public_id, "clientId": token.client_id, "clientSecret": secret}
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        json.dump(creds, fh, indent=2)
+    return creds
+
+
 class Command(BaseCommand):
     help = "Run the whole system: migrations, first-run platform, web server and Celery worker with beat."
 
@@ -54,7 +68,11 @@ class Command(BaseCommand):
         port = os.environ.get("PORT", "8000")
         call_command("migrate", interactive=False, verbosity=0)
         creds = _first_run_credentials()
+        if not (settings.PORTAL_CLIENT_ID and settings.PORTAL_CLIENT_SECRET):
+            _portal_credentials()
         base = f"http://{host}:{port}"
+        # Passkeys need the host name localhost (WebAuthn's relying party id), not a loopback address.
+        portal = f"http://localhost:{port}" if host in ("127.0.0.1", "::1", "localhost") else base
         api = f"{base}/{settings.API_PREFIX.rstrip('/')}"
         self.stdout.write(
             "\n".join(
@@ -63,7 +81,7 @@ class Command(BaseCommand):
                     f"  Service API     {api}",
                     f"  API docs        {api}/docs/",
                     f"  Admin           {base}/admin/   (user {creds['adminUser']}, password {creds['adminPassword']})",
-                    f"  Portal          {base}/",
+                    f"  Portal          {portal}/",
                     f"  Dev OIDC        {settings.DEV_OIDC_ISSUER if settings.DEV_OIDC_ENABLED else 'off'}",
                     f"  Client id       {creds['clientId']}",
                     f"  Client secret   {creds['clientSecret']}",

@@ -93,7 +93,9 @@ def otp_start(request: HttpRequest, *, email: str, channel: str, next_url: str) 
     wait = throttle.hit(throttle.CODES_PER_EMAIL, email)
     if wait:
         state["resend_at"] = now + wait
-        state["notice"] = f"Too many codes were asked for this address. You can ask for a new one in {_minutes(wait)}."
+        state["notice"] = (
+            f"Too many codes were asked for this address. You can ask for a new one in {_minutes(wait)}."
+        )
     else:
         client = service_client()
         account = PortalAccount.objects.filter(email=email).first()
@@ -112,7 +114,9 @@ def _challenge(client: ServiceClient, state: dict[str, Any]) -> None:
     except RateLimited as exc:
         wait = exc.retry_after or settings.PORTAL_OTP_RESEND_SECONDS
         state["resend_at"] = time.time() + wait
-        state["notice"] = f"Too many codes were asked for this address. You can ask for a new one in {_minutes(wait)}."
+        state["notice"] = (
+            f"Too many codes were asked for this address. You can ask for a new one in {_minutes(wait)}."
+        )
         return
     except Locked as exc:
         state["locked_until"] = exc.details.get("lockedUntil")
@@ -250,7 +254,9 @@ def login_code_resend_view(request: HttpRequest) -> HttpResponse:
         wait = throttle.hit(throttle.CODES_PER_EMAIL, state["email"])
         if wait:
             state["resend_at"] = now + wait
-            state["notice"] = f"Too many codes were asked for this address. You can ask for a new one in {_minutes(wait)}."
+            state["notice"] = (
+                f"Too many codes were asked for this address. You can ask for a new one in {_minutes(wait)}."
+            )
         elif state["credential_id"]:
             _challenge(service_client(), state)
         request.session[PENDING] = state

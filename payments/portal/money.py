@@ -1,0 +1,48 @@
+"""Money as the portal shows and reads it: minor units ↔ text, by the currency's `decimals` as the
+service reports it. Plain words for the spec's transaction failure reasons."""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+TERMINAL_STATUSES = frozenset({"COMPLETED", "FAILED", "REJECTED", "REFUNDED", "EXPIRED"})
+
+FAILURE_SENTENCES = {
+    "QUOTE_EXECUTION_FAILED": (
+        "The payment could not be carried out. Any money taken from your wallet is returned to it."
+    ),
+    "PAYOUT_RETURNED": "The receiving bank sent the payment back. The money is returned to your wallet.",
+    "LIMIT_EXCEEDED": "The payment is above a limit that applies to your account.",
+    "ACCOUNT_CANNOT_RECEIVE": "The receiving account cannot accept this payment.",
+    "ACCOUNT_INVALID": "The receiving account details are not valid, or the account is closed.",
+    "COMPLIANCE_REJECTED": "The payment was stopped by a compliance check.",
+}
+
+
+def _code_and_decimals(currency: Any) -> tuple[str, int]:
+    if currency is None:
+        return "", 2
+    if isinstance(currency, dict):
+        return currency.get("code", ""), int(currency.get("decimals") or 0)
+    return currency.code, int(currency.decimals or 0)
+
+
+def amount_text(amount: int | None, currency: Any) -> str:
+    """`908` EUR (2 decimals) → `9.08 EUR`."""
+    if amount is None:
+        return "—"
+    code, decimals = _code_and_decimals(currency)
+    value = Decimal(amount).scaleb(-decimals)
+    return f"{value:,.{decimals}f} {code}".strip()
+
+
+def minor_units(value: Decimal, decimals: int) -> int | None:
+    """`Decimal("9.08")`, 2 → `908`; None when the value has more digits than the currency allows."""
+    try:
+        scaled = value.scaleb(decimals)
+    except InvalidOperation:
+        return None
+    if scaled != scaled.to_integral_value():
+        return None
+    return int(scaled)

@@ -1,0 +1,348 @@
+"""The portal's money pages. An integrator of the service: everything goes through the client, and
+every record shown is checked to belong to the signed-in person (the portal's platform sees all of
+its customers, so the service alone would not stop one user from reading another's quote)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from payments.client import (
+    InternalAccount,
+    NotFound,
+    Quote,
+    ServiceClient,
+    ServiceError,
+    Transaction,
+)
+from payments.portal.forms import BANK_FIELD_NAMES, RequoteForm, SendForm
+from payments.portal.money import TERMINAL_STATUSES, minor_units
+from wallets.portal.auth import current_account, portal_login_required, reauth_redirect
+from wallets.portal.custody import session_key_rejected, session_signer
+from wallets.portal.http import go, no_store, page, service_errors
+from wallets.portal.models import PortalAccount
+from wallets.portal.service import service_client
+
+HISTORY_PAGE_SIZE = 10
+SANDBOX_FUND_UNITS = 100  # "Add test funds" adds 100 whole units of the wallet's currency
+POLL_SECONDS = 3
+_QUOTE_SIDES = "portal_quote_sides"  # session: quote id → the side the person locked (for a re-quote)
+
+
+def _remember_side(request: HttpRequest, quote: Quote, side: str) -> None:
+    sides = dict(list(request.session.get(_QUOTE_SIDES, {}).items())[-19:])
+    sides[quote.id] = side
+    request.session[_QUOTE_SIDES] = sides
+
+
+# --- helpers --------------------------------------------------------------------------------------
+
+
+def _account(request: HttpRequest) -> PortalAccount:
+    account = current_account(request)
+    assert account is not None  # portal_login_required ran first
+    return account
+
+
+def _wallet(client: ServiceClient, account: PortalAccount) -> InternalAccount | None:
+    page_ = client.internal_accounts.list(customer_id=account.customer_id, type="EMBEDDED_WALLET")
+    return next((a for a in page_.data if a.id == account.wallet_account_id), None)
+
+
+def _own_quote(client: ServiceClient, account: PortalAccount, quote_id: str) -> Quote:
+    """The quote, if its source is this person's wallet; otherwise 404 (as if it did not exist)."""
+    try:
+        quote = client.quotes.get(quote_id)
+    except NotFound:
+        raise Http404("No such quote") from None
+    if not account.wallet_account_id or quote.source.get("accountId") != account.wallet_account_id:
+        raise Http404("No such quote")
+    return quote
+
+
+def _own_transaction(client: ServiceClient, account: PortalAccount, transaction_id: str) -> Transaction:
+    try:
+        txn = client.transactions.get(transaction_id)
+    except NotFound:
+        raise Http404("No such transaction") from None
+    if txn.customer_id != account.customer_id:
+        raise Http404("No such transaction")
+    return txn
+
+
+def _destination_currency_decimals(client: ServiceClient, source: str, destination: str) -> int:
+    rates = client.exchange_rates.list(source_currency=source, destination_currencies=[destination])
+    for rate in rates:
+        if rate.destination_currency.code == destination and rate.destination_currency.decimals is not None:
+            return rate.destination_currency.decimals
+    return 2
+
+
+# --- 6. home --------------------------------------------------------------------------------------
+
+
+def _history(client: ServiceClient, account: PortalAccount, cursor: str | None) -> dict[str, Any]:
+    history = client.transactions.list(
+        customer_id=account.customer_id, limit=HISTORY_PAGE_SIZE, cursor=cursor
+    )
+    return {
+        "transactions": history.data,
+        "next_cursor": history.next_cursor if history.has_more else None,
+        "cursor": cursor or "",
+        "live": any(t.status not in TERMINAL_STATUSES for t in history.data),
+        "poll_seconds": POLL_SECONDS,
+    }
+
+
+@require_GET
+@portal_login_required
+@service_errors
+def money_home_view(request: HttpRequest) -> HttpResponse:
+    account = _account(request)
+    client = service_client()
+    cursor = request.GET.get("cursor") or None
+    context: dict[str, Any] = {"account": account, **_history(client, account, cursor)}
+    if getattr(request, "htmx", False) and request.GET.get("part") == "history":
+        return no_store(page(request, "payments/portal/home.html", context, partial="history"))
+    accounts = client.internal_accounts.list(customer_id=account.customer_id, limit=50).data
+    wallet = next((a for a in accounts if a.id == account.wallet_account_id), None)
+    others = [a for a in accounts if a.id != account.wallet_account_id and a.balance and a.balance.amount]
+    context.update(
+        wallet=wallet,
+        other_accounts=others,
+        customer=client.customers.get(account.customer_id),
+        sandbox=settings.SANDBOX,
+        fund_units=SANDBOX_FUND_UNITS,
+    )
+    return no_store(page(request, "payments/portal/home.html", context))
+
+
+@require_POST
+@portal_login_required
+@service_errors
+def sandbox_fund_view(request: HttpRequest) -> HttpResponse:
+    account = _account(request)
+    client = service_client()
+    wallet = _wallet(client, account) if settings.SANDBOX else None
+    if wallet is None or wallet.balance is None:
+        messages.error(request, "Test funds are available only for a ready wallet in the sandbox.")
+        return go(request, reverse("payments:home"))
+    currency = wallet.balance.currency
+    try:
+        client.sandbox.fund(wallet.id, SANDBOX_FUND_UNITS * 10 ** (currency.decimals or 0))
+    except ServiceError as exc:
+        messages.error(request, f"Test funds could not be added: {exc.user_message}")
+    else:
+        messages.success(request, f"Added {SANDBOX_FUND_UNITS} {currency.code} of test funds.")
+    return go(request, reverse("payments:home"))
+
+
+# --- 7. send --------------------------------------------------------------------------------------
+
+
+def _saved_accounts(client: ServiceClient, account: PortalAccount) -> list[Any]:
+    return client.external_accounts.list(customer_id=account.customer_id, limit=50).data
+
+
+def _label(external: Any) -> str:
+    info = external.account_info
+    number = info.get("accountNumber") or info.get("iban") or info.get("address") or ""
+    holder = (info.get("beneficiary") or {}).get("fullName", "")
+    return f"{external.currency} ·· {number[-4:]} {holder}".strip()
+
+
+def _send_form(request: HttpRequest, saved: list[Any]) -> SendForm:
+    choices = [(e.id, _label(e)) for e in saved]
+    data = request.POST if request.method == "POST" else None
+    return SendForm(data, saved_accounts=choices, initial={"destination": "saved" if saved else "bank"})
+
+
+@require_http_methods(["GET", "POST"])
+@portal_login_required
+@service_errors
+def send_view(request: HttpRequest) -> HttpResponse:
+    template = "payments/portal/send.html"
+    account = _account(request)
+    client = service_client()
+    wallet = _wallet(client, account)
+    saved = _saved_accounts(client, account)
+    form = _send_form(request, saved)
+    context = {"form": form, "wallet": wallet}
+    if wallet is None or wallet.balance is None:
+        return no_store(page(request, template, context))
+    if request.method == "POST" and form.is_valid():
+        quote = _quote_from_form(client, account, wallet, form, saved)
+        if quote is not None:
+            _remember_side(request, quote, form.cleaned_data["locked_side"])
+            return go(request, reverse("payments:quote-confirm", args=[quote.id]))
+    return no_store(page(request, template, context, partial="send-form", status=400 if form.errors else 200))
+
+
+def _quote_from_form(
+    client: ServiceClient, account: PortalAccount, wallet: InternalAccount, form: SendForm, saved: list[Any]
+) -> Quote | None:
+    """Create the destination (if new) and the quote; on failure the form carries the errors."""
+    data = form.cleaned_data
+    source_currency = wallet.balance.currency  # type: ignore[union-attr]
+    fields: dict[str, Any] = {}
+    try:
+        if data["destination"] == "saved":
+            chosen = next(e for e in saved if e.id == data["saved_account"])
+            destination = {"destinationType": "ACCOUNT", "accountId": chosen.id}
+            currency = chosen.currency
+        elif data["destination"] == "bank":
+            currency, info = form.account_info()
+            created = client.external_accounts.create(
+                currency=currency, account_info=info, customer_id=account.customer_id
+            )
+            destination = {"destinationType": "ACCOUNT", "accountId": created.id}
+        else:
+            lookup = client.receivers.lookup_uma(data["uma_address"], customer_id=account.customer_id)
+            if not lookup.supported_currencies:
+                form.add_error("uma_address", "This receiver does not accept payments right now.")
+                return None
+            currency = lookup.supported_currencies[0]["currency"]["code"]
+            destination = {"destinationType": "UMA_ADDRESS", "umaAddress": data["uma_address"]}
+            fields["lookup_id"] = lookup.lookup_id
+    except ServiceError as exc:
+        if not form.add_service_errors(exc.field_errors):
+            field = "uma_address" if data["destination"] == "uma" else None
+            form.add_error(field, exc.user_message)
+        return None
+    side = data["locked_side"]
+    decimals = (
+        source_currency.decimals or 0
+        if side == "SENDING"
+        else _destination_currency_decimals(client, source_currency.code, currency)
+    )
+    amount = minor_units(data["amount"], decimals)
+    if amount is None or amount <= 0:
+        form.add_error("amount", f"Use at most {decimals} decimal places.")
+        return None
+    try:
+        return client.quotes.create(
+            source={"sourceType": "ACCOUNT", "accountId": wallet.id},
+            destination=destination,
+            locked_currency_side=side,
+            locked_currency_amount=amount,
+            idempotency_key=str(uuid.uuid4()),
+            **fields,
+        )
+    except ServiceError as exc:
+        if not form.add_service_errors(exc.field_errors):
+            form.add_error("amount", exc.user_message)
+        if data["destination"] == "bank":
+            form.add_error(None, "The new account was saved: choose it under “A saved account”.")
+        return None
+
+
+@require_POST
+@portal_login_required
+def send_validate_view(request: HttpRequest) -> HttpResponse:
+    """htmx, on change: the destination's fields checked as they are filled in (only the fields that
+    have a value show errors). The service checks them again, authoritatively, on Continue."""
+    form = SendForm(request.POST, saved_accounts=[(request.POST.get("saved_account", ""), "")])
+    form.is_valid()
+    for name in list(form.errors):
+        if name != "__all__" and not request.POST.get(name, "").strip():
+            del form.errors[name]
+    context = {"form": form, "bank_fields": [form[name] for name in BANK_FIELD_NAMES]}
+    return page(request, "payments/portal/send.html", context, partial="bank-errors")
+
+
+# --- 7. quote confirmation ------------------------------------------------------------------------
+
+
+def _quote_context(request: HttpRequest, quote: Quote, **extra: Any) -> dict[str, Any]:
+    now = timezone.now()
+    seconds_left = max(0, int((quote.expires_at - now).total_seconds()))
+    lapsed = quote.status == "EXPIRED" or (quote.status == "PENDING" and seconds_left == 0)
+    return {
+        "quote": quote,
+        "seconds_left": seconds_left,
+        "lapsed": lapsed,
+        "needs_sca": quote.status == "PENDING_AUTHORIZATION",
+        "locked_side": request.session.get(_QUOTE_SIDES, {}).get(quote.id, "SENDING"),
+        **extra,
+    }
+
+
+@require_http_methods(["GET", "POST"])
+@portal_login_required
+@service_errors
+def quote_confirm_view(request: HttpRequest, quote_id: str) -> HttpResponse:
+    template = "payments/portal/quote_confirm.html"
+    account = _account(request)
+    client = service_client()
+    quote = _own_quote(client, account, quote_id)
+    here = reverse("payments:quote-confirm", args=[quote.id])
+    if request.method == "POST":
+        if quote.status == "PENDING" and quote.expires_at > timezone.now():
+            signer = session_signer(request)
+            if signer is None:
+                return reauth_redirect(request, here)
+            try:
+                quote = client.quotes.execute(quote, signer=signer, idempotency_key=f"portal:{quote.id}")
+            except ServiceError as exc:
+                if session_key_rejected(request, exc):
+                    return reauth_redirect(request, here)
+                quote = client.quotes.get(quote.id)
+                context = _quote_context(request, quote, error=exc.user_message)
+                return no_store(page(request, template, context, partial="quote-panel", status=400))
+        if quote.transaction_id and quote.status not in ("PENDING", "EXPIRED", "PENDING_AUTHORIZATION"):
+            return go(request, reverse("payments:transaction-status", args=[quote.transaction_id]))
+    return no_store(page(request, template, _quote_context(request, quote), partial="quote-panel"))
+
+
+@require_POST
+@portal_login_required
+@service_errors
+def quote_requote_view(request: HttpRequest, quote_id: str) -> HttpResponse:
+    """A fresh quote for the same destination and locked amount as a lapsed one."""
+    account = _account(request)
+    client = service_client()
+    old = _own_quote(client, account, quote_id)
+    form = RequoteForm(request.POST)
+    side = form.cleaned_data["locked_side"] if form.is_valid() else "SENDING"
+    amount = old.total_sending_amount if side == "SENDING" else old.total_receiving_amount
+    destination = {
+        k: v for k, v in old.destination.items() if k in ("destinationType", "accountId", "umaAddress")
+    }
+    fields: dict[str, Any] = {}
+    try:
+        if destination.get("destinationType") == "UMA_ADDRESS":
+            lookup = client.receivers.lookup_uma(destination["umaAddress"], customer_id=account.customer_id)
+            fields["lookup_id"] = lookup.lookup_id
+        quote = client.quotes.create(
+            source={"sourceType": "ACCOUNT", "accountId": account.wallet_account_id},
+            destination=destination,
+            locked_currency_side=side,
+            locked_currency_amount=amount,
+            idempotency_key=str(uuid.uuid4()),
+            **fields,
+        )
+    except ServiceError as exc:
+        context = _quote_context(request, old, error=f"A new quote could not be made: {exc.user_message}")
+        return no_store(page(request, "payments/portal/quote_confirm.html", context, partial="quote-panel"))
+    _remember_side(request, quote, side)
+    return go(request, reverse("payments:quote-confirm", args=[quote.id]))
+
+
+# --- 7. live status -------------------------------------------------------------------------------
+
+
+@require_GET
+@portal_login_required
+@service_errors
+def transaction_status_view(request: HttpRequest, transaction_id: str) -> HttpResponse:
+    account = _account(request)
+    txn = _own_transaction(service_client(), account, transaction_id)
+    context = {"txn": txn, "live": txn.status not in TERMINAL_STATUSES, "poll_seconds": POLL_SECONDS}
+    return no_store(page(request, "payments/portal/transaction_status.html", context, partial="status"))

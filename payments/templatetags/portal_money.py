@@ -1,0 +1,39 @@
+"""Template filters of the portal's money pages. Currencies come from the service's answers (their
+`decimals`), never from the service's own tables."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django import template
+
+from payments.portal.money import FAILURE_SENTENCES, amount_text
+
+register = template.Library()
+
+
+@register.filter
+def money(amount: int | None, currency: Any) -> str:
+    """`{{ quote.total_sending_amount|money:quote.sending_currency }}` → `10.000000 USDC`."""
+    return amount_text(amount, currency)
+
+
+@register.filter
+def money_of(value: Any) -> str:
+    """`{{ txn.sent_amount|money_of }}` for a CurrencyAmount."""
+    if value is None:
+        return "—"
+    return amount_text(value.amount, value.currency)
+
+
+@register.filter
+def rate(value: Decimal | None) -> str:
+    return "—" if value is None else f"{value.normalize():f}"
+
+
+@register.filter
+def failure_sentence(reason: str | None) -> str:
+    if not reason:
+        return "The payment failed."
+    return FAILURE_SENTENCES.get(reason, f"The payment failed ({reason}).")

@@ -1,0 +1,266 @@
+"""Passkeys: sign in with one, and add one (then activate it by signing in with it at once).
+
+The shim (`static/wallets/webauthn.js`) posts JSON and gets JSON back: the next ceremony
+(`{mode, publicKey, post}`), where to go (`{redirect}`), or what went wrong (`{error}`).
+
+Which passkey signs in: the person types their email; the portal asks the service for a challenge
+for that wallet's passkey last used in this browser (a signed cookie remembers it), else its newest.
+An address without a passkey gets options that look the same and simply find no credential.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from payments.client import (
+    BadRequest,
+    KeySigner,
+    NotFound,
+    PasskeyChallenge,
+    ServiceClient,
+    ServiceError,
+    Unauthorized,
+    UnexpectedResponse,
+    wallet_crypto,
+)
+from wallets.portal import custody, passkeys, sealing, throttle
+from wallets.portal.auth import auth_is_fresh, current_account, login_complete, login_url, safe_next
+from wallets.portal.forms import PasskeyAddForm, PasskeyLoginForm
+from wallets.portal.http import json_body, no_store, page, service_errors, wants_json
+from wallets.portal.models import PortalAccount
+from wallets.portal.service import service_client
+from wallets.portal.views.login import account_wallet_refresh
+
+LOGIN = "portal_passkey_login"
+ADD = "portal_passkey_add"
+HINT_COOKIE = "portal_passkey"
+HINT_SALT = "wallets.portal.passkey-hint"
+PENDING_SECONDS = 300
+_KEY_PURPOSE = "portal-pending-login-key"
+NO_PASSKEY = (
+    "No passkey for this email was found on this device. Try another passkey, or sign in with a code."
+)
+
+
+def _json(data: dict[str, Any], status: int = 200) -> JsonResponse:
+    response = JsonResponse(data, status=status)
+    no_store(response)
+    return response
+
+
+def _needs_js(request: HttpRequest) -> HttpResponse:
+    return page(request, "wallets/portal/passkey_needs_js.html", {}, status=400)
+
+
+def _choose_passkey(request: HttpRequest, client: ServiceClient, account: PortalAccount | None):
+    if account is None or not account_wallet_refresh(client, account):
+        return None
+    keys = [c for c in client.credentials.list(account.wallet_account_id) if c.type == "PASSKEY"]
+    if not keys:
+        return None
+    hint = request.get_signed_cookie(HINT_COOKIE, default=None, salt=HINT_SALT)
+    return next((c for c in keys if c.id == hint), keys[-1])
+
+
+def _login_ceremony(
+    request: HttpRequest,
+    client: ServiceClient,
+    *,
+    account: PortalAccount | None,
+    credential_id: str | None,
+    webauthn_id: str | None,
+    next_url: str,
+    purpose: str,
+) -> dict[str, Any]:
+    """Start a passkey sign-in: a fresh key pair, the service's challenge bound to its public key."""
+    state: dict[str, Any] = {"account_id": None, "next": next_url, "purpose": purpose, "at": time.time()}
+    if account is not None and credential_id and webauthn_id:
+        key = KeySigner.generate()
+        challenge = client.credentials.challenge(
+            credential_id, client_public_key=key.public_key_hex_uncompressed
+        )
+        if not isinstance(challenge, PasskeyChallenge):
+            raise UnexpectedResponse("the service did not answer with a passkey challenge")
+        state.update(
+            account_id=account.pk,
+            credential_id=credential_id,
+            request_id=challenge.request_id,
+            key=sealing.seal(key.private_key_hex.encode("ascii"), purpose=_KEY_PURPOSE),
+        )
+        options = passkeys.request_options(challenge=challenge.challenge, credential_id=webauthn_id)
+    else:
+        options = passkeys.decoy_request_options()
+    request.session[LOGIN] = state
+    return {"mode": "get", "publicKey": options, "post": reverse("portal:passkey-login")}
+
+
+@service_errors
+@require_POST
+def passkey_login_options_view(request: HttpRequest) -> HttpResponse:
+    if not wants_json(request):
+        return _needs_js(request)
+    form = PasskeyLoginForm(json_body(request))
+    if not form.is_valid():
+        return _json({"error": "Enter your email address first."}, status=400)
+    wait = throttle.hit(throttle.LOGIN_PER_IP, throttle.client_ip(request))
+    if wait:
+        return _json({"error": "Too many sign-in attempts. Try again in a few minutes."}, status=429)
+    client = service_client()
+    account = PortalAccount.objects.filter(email=form.cleaned_data["email"]).first()
+    chosen = _choose_passkey(request, client, account)
+    step = _login_ceremony(
+        request,
+        client,
+        account=account if chosen else None,
+        credential_id=chosen.id if chosen else None,
+        webauthn_id=chosen.credential_id if chosen else None,
+        next_url=safe_next(request, form.cleaned_data["next"]),
+        purpose="login",
+    )
+    return _json(step)
+
+
+@service_errors
+@require_POST
+def passkey_login_view(request: HttpRequest) -> HttpResponse:
+    if not wants_json(request):
+        return _needs_js(request)
+    state = request.session.pop(LOGIN, None)
+    if not state or time.time() - state["at"] > PENDING_SECONDS:
+        return _json({"error": "That took too long. Please start again."}, status=400)
+    account = PortalAccount.objects.filter(pk=state["account_id"]).first() if state["account_id"] else None
+    if account is None:
+        return _json({"error": NO_PASSKEY}, status=400)
+    try:
+        assertion = passkeys.assertion_from_browser(json_body(request).get("credential"))
+    except passkeys.BrowserCredentialInvalid:
+        return _json({"error": "The browser did not return a passkey."}, status=400)
+    client = service_client()
+    try:
+        session = client.credentials.verify_passkey(state["credential_id"], assertion, state["request_id"])
+        private = sealing.unseal(state["key"], purpose=_KEY_PURPOSE).decode("ascii")
+        session_key = wallet_crypto.credential_bundle_open(
+            session.encrypted_session_signing_key or "", private
+        )
+    except (Unauthorized, BadRequest, NotFound):
+        return _json(
+            {"error": "That passkey was not accepted. Try again, or sign in with a code."}, status=400
+        )
+    except wallet_crypto.WalletCryptoError:
+        return _json({"error": "The service's answer could not be opened. Please try again."}, status=502)
+    login_complete(
+        request,
+        account=account,
+        session_id=session.id,
+        private_key_hex=session_key.hex(),
+        expires_at=session.expires_at,
+        credential_id=state["credential_id"],
+        credential_type="PASSKEY",
+    )
+    if state["purpose"] == "activate":
+        messages.success(request, "Your passkey was added. You are now signed in with it.")
+    response = _json({"redirect": safe_next(request, state["next"])})
+    response.set_signed_cookie(
+        HINT_COOKIE,
+        state["credential_id"],
+        salt=HINT_SALT,
+        max_age=365 * 86400,
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure(),
+    )
+    return response
+
+
+def _add_guard(request: HttpRequest) -> tuple[PortalAccount | None, JsonResponse | None]:
+    """Adding needs a signed-in account with a fresh sign-in and a live session key."""
+    account = current_account(request)
+    security = reverse("portal:security")
+    if account is None:
+        return None, _json({"redirect": login_url(security)})
+    if not auth_is_fresh(request):
+        return None, _json({"redirect": login_url(security, reauth=True)})
+    return account, None
+
+
+@service_errors
+@require_POST
+def passkey_add_options_view(request: HttpRequest) -> HttpResponse:
+    if not wants_json(request):
+        return _needs_js(request)
+    account, refused = _add_guard(request)
+    if refused is not None:
+        return refused
+    form = PasskeyAddForm(json_body(request))
+    if not form.is_valid():
+        return _json({"error": form.errors["nickname"][0]}, status=400)
+    client = service_client()
+    existing = [
+        c.credential_id or ""
+        for c in client.credentials.list(account.wallet_account_id)
+        if c.type == "PASSKEY"
+    ]
+    options, challenge = passkeys.registration_options(
+        wallet_account_id=account.wallet_account_id, email=account.email, existing_credential_ids=existing
+    )
+    request.session[ADD] = {
+        "challenge": challenge,
+        "nickname": form.cleaned_data["nickname"],
+        "at": time.time(),
+    }
+    return _json({"mode": "create", "publicKey": options, "post": reverse("portal:passkey-add")})
+
+
+@service_errors
+@require_POST
+def passkey_add_view(request: HttpRequest) -> HttpResponse:
+    if not wants_json(request):
+        return _needs_js(request)
+    account, refused = _add_guard(request)
+    if refused is not None:
+        return refused
+    state = request.session.pop(ADD, None)
+    if not state or time.time() - state["at"] > PENDING_SECONDS:
+        return _json({"error": "That took too long. Please start again."}, status=400)
+    signer = custody.session_signer(request)
+    if signer is None:
+        return _json({"redirect": login_url(reverse("portal:security"), reauth=True)})
+    try:
+        attestation = passkeys.attestation_from_browser(json_body(request).get("credential"))
+    except passkeys.BrowserCredentialInvalid:
+        return _json({"error": "The browser did not return a passkey."}, status=400)
+    client = service_client()
+    try:
+        credential = client.credentials.create(
+            account.wallet_account_id,
+            "PASSKEY",
+            challenge=state["challenge"],
+            nickname=state["nickname"],
+            attestation=attestation,
+            signer=signer,
+        )
+    except ServiceError as exc:
+        if custody.session_key_rejected(request, exc):
+            return _json({"redirect": login_url(reverse("portal:security"), reauth=True)})
+        if exc.code == "PASSKEY_CREDENTIAL_ALREADY_EXISTS":
+            return _json({"error": "This passkey is already registered for your wallet."}, status=400)
+        if exc.status in (400, 401):
+            return _json({"error": f"The passkey was not accepted: {exc.user_message}"}, status=400)
+        raise
+    # Activation: sign in with the new passkey straight away (challenge, assertion, verify).
+    step = _login_ceremony(
+        request,
+        client,
+        account=account,
+        credential_id=credential.id,
+        webauthn_id=credential.credential_id,
+        next_url=reverse("portal:security"),
+        purpose="activate",
+    )
+    return _json(step)

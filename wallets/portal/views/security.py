@@ -1,0 +1,234 @@
+"""The security page: credentials and sessions, removing a credential, signing other sessions out,
+the privacy switch, and the wallet export.
+
+Adding or removing credentials and exporting need a fresh sign-in (`PORTAL_REAUTH_SECONDS`); every
+change is stamped with the kept session key. When the key has expired or was revoked the person signs
+in again and comes back to the same page, where the action is offered again (page 8).
+Passkeys cannot be renamed: the service has no operation for it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST
+
+from payments.client import AuthMethod, KeySigner, ServiceClient, ServiceError, wallet_crypto
+from wallets.portal import custody, oauth
+from wallets.portal.auth import (
+    auth_is_fresh,
+    current_account,
+    logout,
+    portal_login_required,
+    reauth_redirect,
+)
+from wallets.portal.http import go, no_store, page, service_errors
+from wallets.portal.models import PortalAccount, PortalOAuthLink
+from wallets.portal.service import export_signer_key, service_client, wallet_of
+from wallets.portal.views.login import account_wallet_refresh
+
+SECURITY_PAGE = "wallets/portal/security.html"
+TYPE_LABELS = {
+    "EMAIL_OTP": "Email code",
+    "SMS_OTP": "Text message code",
+    "PASSKEY": "Passkey",
+    "OAUTH": "Sign-in provider",
+}
+
+
+def _wallet(client: ServiceClient, account: PortalAccount) -> str:
+    wallet_id = account_wallet_refresh(client, account)
+    if not wallet_id:
+        raise Http404("This account has no wallet yet")
+    return wallet_id
+
+
+def _security_context(request: HttpRequest, client: ServiceClient, account: PortalAccount) -> dict[str, Any]:
+    wallet_id = _wallet(client, account)
+    credentials = client.credentials.list(wallet_id)
+    sessions = client.sessions.list(wallet_id)
+    current = custody.current_session_key(request)
+    if current is not None and current.service_session_id not in {s.id for s in sessions}:
+        custody.session_keys_forget(request, revoke=False)  # revoked elsewhere
+        current = None
+    wallet = wallet_of(client, account.customer_id)
+    return {
+        "account": account,
+        "credentials": [
+            {
+                "item": c,
+                "label": TYPE_LABELS.get(c.type, c.type),
+                "is_current": current is not None and c.id == current.credential_id,
+            }
+            for c in credentials
+        ],
+        "sessions": [
+            {
+                "item": s,
+                "label": TYPE_LABELS.get(s.type, s.type),
+                "is_current": current is not None and s.id == current.service_session_id,
+            }
+            for s in sessions
+        ],
+        "private_enabled": bool(wallet and wallet.private_enabled),
+        "has_key": current is not None,
+        "fresh": auth_is_fresh(request),
+        "oauth_enabled": oauth.enabled(),
+        "can_remove": len(credentials) > 1,
+    }
+
+
+@service_errors
+@portal_login_required
+@require_http_methods(["GET"])
+def security_view(request: HttpRequest) -> HttpResponse:
+    client = service_client()
+    return no_store(
+        page(request, SECURITY_PAGE, _security_context(request, client, current_account(request)))
+    )
+
+
+def _credential(client: ServiceClient, wallet_id: str, credential_id: str) -> tuple[AuthMethod, int]:
+    credentials = client.credentials.list(wallet_id)
+    found = next((c for c in credentials if c.id == credential_id), None)
+    if found is None:
+        raise Http404("No such credential in this wallet")
+    return found, len(credentials)
+
+
+@service_errors
+@portal_login_required
+@require_http_methods(["GET", "POST"])
+def credential_remove_view(request: HttpRequest, credential_id: str) -> HttpResponse:
+    """GET: confirm; POST: remove, stamped by a session of *another* credential."""
+    here = reverse("portal:credential-remove", args=[credential_id])
+    if not auth_is_fresh(request):
+        return reauth_redirect(request, here)
+    client = service_client()
+    account = current_account(request)
+    wallet_id = _wallet(client, account)
+    credential, count = _credential(client, wallet_id, credential_id)
+    current = custody.current_session_key(request)
+    context = {
+        "credential": credential,
+        "label": TYPE_LABELS.get(credential.type, credential.type),
+        "is_current": current is not None and current.credential_id == credential.id,
+        "is_last": count <= 1,
+        "here": here,
+    }
+    template = "wallets/portal/credential_remove.html"
+    if request.method == "GET" or context["is_current"] or context["is_last"]:
+        return no_store(page(request, template, context))
+    signer = custody.session_signer(request)
+    if signer is None:
+        return reauth_redirect(request, here)
+    try:
+        client.credentials.revoke(credential.id, signer)
+    except ServiceError as exc:
+        if custody.session_key_rejected(request, exc):
+            return reauth_redirect(request, here)
+        if exc.status in (400, 401, 404):
+            return page(request, template, {**context, "error": exc.user_message})
+        raise
+    PortalOAuthLink.objects.filter(account=account, credential_id=credential.id).delete()
+    messages.success(request, f"{context['label']} “{credential.nickname}” was removed.")
+    return go(request, reverse("portal:security"))
+
+
+@service_errors
+@portal_login_required
+@require_POST
+def session_revoke_view(request: HttpRequest, session_id: str) -> HttpResponse:
+    """Sign a session out (this browser's own means signing out here)."""
+    security = reverse("portal:security")
+    current = custody.current_session_key(request)
+    if current is not None and current.service_session_id == session_id:
+        logout(request)
+        return go(request, reverse("portal:home"))
+    signer = custody.session_signer(request)
+    if signer is None:
+        return reauth_redirect(request, security)
+    client = service_client()
+    account = current_account(request)
+    if session_id not in {s.id for s in client.sessions.list(_wallet(client, account))}:
+        raise Http404("No such session in this wallet")
+    try:
+        client.sessions.revoke(session_id, signer)
+    except ServiceError as exc:
+        if custody.session_key_rejected(request, exc):
+            return reauth_redirect(request, security)
+        raise
+    context = _security_context(request, client, account)
+    if not getattr(request, "htmx", False):
+        messages.success(request, "That session was signed out.")
+        return go(request, security)
+    return page(request, SECURITY_PAGE, {**context, "sessions_notice": "Signed out."}, partial="sessions")
+
+
+@service_errors
+@portal_login_required
+@require_POST
+def privacy_view(request: HttpRequest) -> HttpResponse:
+    security = reverse("portal:security")
+    signer = custody.session_signer(request)
+    if signer is None:
+        return reauth_redirect(request, security)
+    client = service_client()
+    account = current_account(request)
+    enabled = request.POST.get("private_enabled") == "on"
+    try:
+        client.internal_accounts.update_privacy(_wallet(client, account), enabled, signer)
+    except ServiceError as exc:
+        if custody.session_key_rejected(request, exc):
+            return reauth_redirect(request, security)
+        raise
+    notice = "Private mode is on." if enabled else "Private mode is off."
+    if not getattr(request, "htmx", False):
+        messages.success(request, notice)
+        return go(request, security)
+    return page(
+        request,
+        SECURITY_PAGE,
+        {"private_enabled": enabled, "privacy_notice": notice, "has_key": True},
+        partial="privacy",
+    )
+
+
+@service_errors
+@never_cache
+@portal_login_required
+@require_http_methods(["GET", "POST"])
+def export_view(request: HttpRequest) -> HttpResponse:
+    """Show the wallet's secret once, after a fresh sign-in. It is opened here and rendered into this
+    one answer only (not stored, not cached)."""
+    here = reverse("portal:export")
+    if not auth_is_fresh(request):
+        return reauth_redirect(request, here)
+    template = "wallets/portal/export.html"
+    if request.method == "GET":
+        return page(request, template, {})
+    signer = custody.session_signer(request)
+    if signer is None:
+        return reauth_redirect(request, here)
+    client = service_client()
+    wallet_id = _wallet(client, current_account(request))
+    key = KeySigner.generate()
+    try:
+        exported = client.internal_accounts.export(wallet_id, key.public_key_hex_uncompressed, signer)
+        secret = wallet_crypto.export_bundle_open(
+            exported.encrypted_wallet_credentials,
+            key.private_key_hex,
+            trusted_signer_public_hex=export_signer_key(client),
+            organization_id=wallet_id,
+        )
+    except ServiceError as exc:
+        if custody.session_key_rejected(request, exc):
+            return reauth_redirect(request, here)
+        raise
+    except wallet_crypto.WalletCryptoError:
+        return page(request, template, {"error": "The export could not be opened safely. Nothing was shown."})
+    return page(request, template, {"words": secret.split()})
