@@ -96,7 +96,7 @@ def _private(response: HttpResponse) -> HttpResponse:
 
 def _result_key(token: str) -> str:
     """Session key remembering that this browser submitted the flow (the token is not stored)."""
-    return "onboarding-result:" + salted_hmac("payments.hosted.result", token).hexdigest()
+    return "onboarding-result:" + salted_hmac("payments.hosted.result", token, algorithm="sha256").hexdigest()
 
 
 _LINK_PAGES: dict[type, tuple[int, str, str]] = {
