@@ -40,7 +40,7 @@ from uuid import UUID
 
 from django.db import IntegrityError, transaction
 
-from payments import clock, currencies, ids, pricing, rates
+from payments import clock, currencies, ids, money, pricing, rates
 from payments.account_info import ACCOUNT_TYPES, PAYMENT_RAILS
 from payments.customers import consent_is_recorded, customer_get
 from payments.errors import BadRequest, Conflict, FieldError, Forbidden, Gone, InvalidInput, ResourceNotFound
@@ -548,7 +548,7 @@ def _instructions(
     reference: str,
     expires_at: dt.datetime,
     destination: dict,
-):
+) -> tuple[list[dict[str, Any]], str]:
     """(paymentInstructions, payloadToSign) as issued."""
     if ends.source_internal is not None and ends.source_internal.is_embedded_wallet:
         payload = embedded_wallet_payload(
@@ -591,7 +591,7 @@ def _instructions(
             reference=reference,
             rail=ends.funding_rail,
         )
-    shown = pricing.money.from_smallest_unit(price.total_sending_amount, currency=ends.sending)
+    shown = money.from_smallest_unit(price.total_sending_amount, currency=ends.sending)
     notes = (
         f"Send exactly {shown} {ends.sending} over {ends.funding_rail} before {_wire_time(expires_at)}"
         + ("" if info.get("reference") is None else f", quoting reference {reference}")
@@ -793,7 +793,12 @@ def _execute_rows(platform_id: UUID, quote_id: UUID):
     re-reads both rows after waiting for a concurrent execute), with the quote's payee."""
     return (
         Transaction.objects.select_for_update(of=("self", "quote"))
-        .select_related("quote", "quote__destination_external_account")
+        .select_related(
+            "quote",
+            "quote__destination_external_account",
+            "quote__source_internal_account",
+            "quote__customer",
+        )
         .filter(platform_id=platform_id, quote_id=quote_id, quote__platform_id=platform_id)[:1]
     )
 
@@ -837,6 +842,7 @@ def quote_execute(
                 payload=quote.payload_to_sign,
                 header=wallet_signature,
             )
+        _check_still_usable(platform, quote)
         now = clock.now()
         if quote.expires_at <= now:
             transaction_apply_due(quote, txn, now)  # EXPIRED is committed before the refusal below
@@ -846,6 +852,18 @@ def quote_execute(
     if expired:
         return _already(platform, quote, None)
     return quote
+
+
+def _check_still_usable(platform: Platform, quote: Quote) -> None:
+    """What was checked when the quote was made may have changed since: the source account's status
+    and the customer's (APPROVED, not deleted)."""
+    source = quote.source_internal_account
+    if source is not None and source.status != InternalAccount.Status.ACTIVE:
+        raise BadRequest(
+            f"The source account is {source.status}; only an ACTIVE account can send",
+            accountId=source.public_id,
+        )
+    _check_customer(platform, quote.customer)
 
 
 def _execute_locked(quote: Quote, txn: Transaction, *, idempotency_key: str) -> None:

@@ -309,9 +309,11 @@ def transaction_steps_apply_due(*, platform: Platform | None = None, limit: int 
     """Apply the due steps of up to `limit` transactions (the sweep; reads of a platform's list).
     One indexed query when nothing is due."""
     due = Transaction.objects.filter(next_step_at__lte=clock.now())
+    # Ordered along an index: (next_step_at) for the sweep, (platform, next_step_at) for one platform.
+    order = ["next_step_at"]
     if platform is not None:
-        due = due.filter(platform=platform)
-    ids = list(due.order_by("next_step_at").values_list("pk", flat=True)[:limit])
+        due, order = due.filter(platform=platform), ["platform_id", "next_step_at"]
+    ids = list(due.order_by(*order).values_list("pk", flat=True)[:limit])
     for transaction_id in ids:
         try:
             transaction_advance(transaction_id=transaction_id)

@@ -104,9 +104,8 @@ class Transaction(PlatformScoped):
                 condition=Q(executed_at__isnull=False),
                 name="transaction_daily_volume",
             ),
-            models.Index(
-                fields=["next_step_at"], condition=Q(next_step_at__isnull=False), name="transaction_due_steps"
-            ),
+            # Transactions with steps still to apply (a small share of all): the sweep and the reads of
+            # one platform's list find the due ones here.
             models.Index(
                 fields=["platform", "next_step_at"],
                 condition=Q(next_step_at__isnull=False),

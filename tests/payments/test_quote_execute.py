@@ -277,3 +277,18 @@ def test_a_replay_with_its_key_needs_no_new_stamp(api, wallet_quote):
     assert api.post(f"/quotes/{quote['id']}/execute", **headers).status_code == 200
     assert api.post(f"/quotes/{quote['id']}/execute", HTTP_IDEMPOTENCY_KEY="w1").status_code == 200
     assert Transaction.objects.filter(status__in=["PROCESSING", "COMPLETED"]).count() == 1
+
+
+def test_what_changed_since_the_quote_is_checked_again(api, quote):
+    from payments.models import Customer, InternalAccount
+
+    source = _source(quote)
+    InternalAccount.objects.filter(pk=source.pk).update(status=InternalAccount.Status.FROZEN)
+    frozen = _execute(api, quote)
+    assert frozen.status_code == 400 and "FROZEN" in frozen.json()["message"]
+    InternalAccount.objects.filter(pk=source.pk).update(status=InternalAccount.Status.ACTIVE)
+    Customer.objects.filter(pk=source.customer_id).update(status=Customer.Status.HOLD)
+    held = _execute(api, quote)
+    assert held.status_code == 403 and held.json()["code"] == "USER_NOT_READY"
+    Customer.objects.filter(pk=source.customer_id).update(status=Customer.Status.APPROVED)
+    assert _execute(api, quote).status_code == 200
