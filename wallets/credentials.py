@@ -57,14 +57,11 @@ def credential_list(*, platform: Platform, account_id: UUID) -> list[AuthCredent
 def credential_get(
     *, platform: Platform, credential_id: str, include_revoked: bool = False
 ) -> AuthCredential:
-    pk = ids.parse_or_none(AuthCredential.ID_KIND, credential_id)
     credential = (
         AuthCredential.objects.for_platform(platform)
         .select_related("account", "platform")
-        .filter(pk=pk)
+        .filter(pk=ids.parse(AuthCredential.ID_KIND, credential_id))
         .first()
-        if pk
-        else None
     )
     if credential is None or (credential.revoked_at is not None and not include_revoked):
         raise ResourceNotFound("AuthMethod")

@@ -78,14 +78,11 @@ def session_list(*, platform: Platform, account_id: UUID) -> list[AuthSession]:
 
 
 def _session_lookup(*, platform: Platform, session_id: str) -> AuthSession:
-    pk = ids.parse_or_none(AuthSession.ID_KIND, session_id)
     session = (
         AuthSession.objects.for_platform(platform)
         .select_related("credential", "account")
-        .filter(pk=pk)
+        .filter(pk=ids.parse(AuthSession.ID_KIND, session_id))
         .first()
-        if pk
-        else None
     )
     if session is None:
         raise ResourceNotFound("Session")

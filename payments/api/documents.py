@@ -30,7 +30,12 @@ TAGS = ["Documents"]
 
 @extend_schema_field(OpenApiTypes.BINARY)
 class DocumentFileField(serializers.Field):
-    """The uploaded file, accepted only when its content is a PDF, JPEG or PNG within the size limit."""
+    """The uploaded file, accepted only when its content is a PDF, JPEG or PNG within the size limit.
+    Write-only: responses describe the stored document, never echo the upload."""
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("write_only", True)
+        super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> Any:
         error = document_file_error(data)
@@ -38,9 +43,6 @@ class DocumentFileField(serializers.Field):
             self.constraint = error.constraint  # reported with the error (see parsing.constraint_for)
             raise serializers.ValidationError(error.message)
         return data
-
-    def to_representation(self, value: Any) -> Any:
-        raise NotImplementedError  # write-only
 
 
 class DocumentReplaceSerializer(ApiSerializer):
