@@ -21,6 +21,7 @@ from payments.api.money_shapes import (
     PaymentInstructionsSerializer,
     RateDetailsSerializer,
     currency_dict,
+    idempotency_key,
     rate,
     timestamp,
 )
@@ -206,10 +207,6 @@ _SIGNATURE = OpenApiParameter(
 )
 
 
-def _idempotency_key(request: Request) -> str:
-    return (request.headers.get("Idempotency-Key") or "")[:255]
-
-
 class QuoteCreateApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
@@ -225,7 +222,7 @@ class QuoteCreateApi(APIView):
         quote = quote_create(
             platform=request.auth.platform,
             request=quote_request(body),
-            idempotency_key=_idempotency_key(request),
+            idempotency_key=idempotency_key(request),
         )
         return Response(render_quote(quote), status=201)
 
@@ -252,7 +249,7 @@ class QuoteExecuteApi(APIView):
         quote = quote_execute(
             platform=request.auth.platform,
             quote_id=ids.parse("Quote", quoteId),
-            idempotency_key=_idempotency_key(request) or None,
+            idempotency_key=idempotency_key(request) or None,
             wallet_signature=request.headers.get("Service-Wallet-Signature"),
         )
         return Response(render_quote(quote))

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments.account_info import PAYMENT_RAILS
-from payments.api.money_shapes import IDEMPOTENCY_KEY
+from payments.api.money_shapes import IDEMPOTENCY_KEY, idempotency_key
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.api.quotes import PURPOSES
 from payments.api.transactions import TransactionOneOf, render_transaction
@@ -68,7 +68,7 @@ def _transfer(request: Request, body: dict[str, Any], *, source_kind: str, desti
             purpose_of_payment=body.get("purposeOfPayment", ""),
             same_currency=True,
         ),
-        idempotency_key=(request.headers.get("Idempotency-Key") or "")[:255],
+        idempotency_key=idempotency_key(request),
     )
     return Response(render_transaction(quote.transaction), status=201)
 

@@ -292,3 +292,11 @@ def test_what_changed_since_the_quote_is_checked_again(api, quote):
     assert held.status_code == 403 and held.json()["code"] == "USER_NOT_READY"
     Customer.objects.filter(pk=source.customer_id).update(status=Customer.Status.APPROVED)
     assert _execute(api, quote).status_code == 200
+
+
+def test_an_idempotency_key_longer_than_255_characters_is_refused(api):
+    response = api.post(
+        "/quotes/Quote:01a20122-f0e3-70f7-afba-63a9ce5cb6ab/execute", {}, HTTP_IDEMPOTENCY_KEY="k" * 256
+    )
+    assert response.status_code == 400
+    assert response.json()["details"]["errors"][0]["field"] == "Idempotency-Key"
