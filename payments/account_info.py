@@ -3,7 +3,8 @@
 Pure Python (no Django). Every account type is one row of ``ACCOUNT_TYPES``; the field rules are
 module-level ``FieldSpec`` constants whose ``constraint`` is the reference's FieldConstraint, so
 what we check and what we report to the client come from the same place. Checksums (ABA, IBAN,
-CLABE, CBU/CVU, CPF/CNPJ, EIP-55, base58check, bech32/bech32m) run after the shape checks.
+CLABE, CBU/CVU, CPF/CNPJ, EIP-55, base58check, bech32/bech32m) run after the shape checks; the bank
+ones come from ``payments/client/account_checks.py``, which the portal also runs as a person types.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
 
+from payments.client import account_checks
 from payments.errors import FieldError
 
 __all__ = [
@@ -150,109 +152,15 @@ def _single_line_text(max_length: int) -> FieldSpec:
 
 
 # --- bank checksums ------------------------------------------------------------------------------
-
-
-def _weighted_mod10_ok(digits: str, weights: Collection[int]) -> bool:
-    """The ``(10 - Σ dᵢ·wᵢ mod 10) mod 10`` check digit that ABA, CLABE and CBU all use in a variant."""
-    total = sum(int(d) * w for d, w in zip(digits[:-1], weights, strict=True))
-    return (10 - total % 10) % 10 == int(digits[-1])
-
-
-# ABA prefixes: 00-12 banks, 21-32 thrifts, 61-72 electronic, 80 traveller's cheques.
-_ABA_PREFIXES: Final = frozenset([*range(0, 13), *range(21, 33), *range(61, 73), 80])
-
-
-def _aba_problem(value: str) -> Problem | None:
-    if int(value[:2]) not in _ABA_PREFIXES or value == "000000000":
-        return "is not a valid ABA routing number prefix", {"format": "aba-routing-number"}
-    d = [int(c) for c in value]
-    if (3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + d[2] + d[5] + d[8]) % 10:
-        return "has an invalid ABA check digit", {"format": "aba-routing-number"}
-    return None
-
-
-def _clabe_problem(value: str) -> Problem | None:
-    # CLABE sums each product modulo 10 before adding; the result is the same mod 10.
-    if not _weighted_mod10_ok(value, ((3, 7, 1) * 6)[:17]):
-        return "has an invalid CLABE check digit", {"format": "clabe"}
-    return None
-
-
-def _cbu_problem(value: str) -> Problem | None:
-    # A CBU (and a CVU, which shares the layout) is two blocks, each ending in its own check digit.
-    if not (
-        _weighted_mod10_ok(value[:8], (7, 1, 3, 9, 7, 1, 3))
-        and _weighted_mod10_ok(value[8:], (3, 9, 7, 1) * 3 + (3,))
-    ):
-        return "has an invalid CBU/CVU check digit", {"format": "cbu"}
-    return None
-
-
-# IBAN lengths from the SWIFT IBAN registry; countries not listed get only the generic checks.
-IBAN_LENGTHS: Final[Mapping[str, int]] = MappingProxyType({
-    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22,
-    "BI": 27, "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DJ": 27,
-    "DK": 18, "DO": 28, "EE": 20, "EG": 29, "ES": 24, "FI": 18, "FK": 18, "FO": 18, "FR": 27,
-    "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28, "HN": 28, "HR": 21, "HU": 28,
-    "IE": 22, "IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28,
-    "LC": 32, "LI": 21, "LT": 20, "LU": 20, "LV": 21, "LY": 25, "MC": 27, "MD": 24, "ME": 22,
-    "MK": 19, "MN": 20, "MR": 27, "MT": 31, "MU": 30, "NI": 28, "NL": 18, "NO": 15, "OM": 23,
-    "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "RU": 33, "SA": 24,
-    "SC": 31, "SD": 18, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "SO": 23, "ST": 25, "SV": 28,
-    "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20, "YE": 30,
-})  # fmt: skip
-
-
-def _iban_problem(value: str) -> Problem | None:
-    iban = value.upper()
-    expected = IBAN_LENGTHS.get(iban[:2])
-    if expected is not None and len(iban) != expected:
-        return (
-            f"must be {expected} characters for an IBAN from {iban[:2]}",
-            {"format": "iban", "minLength": expected, "maxLength": expected},
-        )
-    if int("".join(str(int(c, 36)) for c in iban[4:] + iban[:4])) % 97 != 1:
-        return "has an invalid IBAN check digit", {"format": "iban"}
-    return None
-
-
-def _cpf_ok(value: str) -> bool:
-    d = [int(c) for c in value]
-    if len(set(d)) == 1:  # 000.000.000-00 … 999.999.999-99 pass the arithmetic but are not issued
-        return False
-    for n in (9, 10):
-        if sum(d[i] * (n + 1 - i) for i in range(n)) * 10 % 11 % 10 != d[n]:
-            return False
-    return True
-
-
-_CNPJ_WEIGHTS: Final = (6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2)
-
-
-def _cnpj_ok(value: str) -> bool:
-    d = [int(c) for c in value]
-    if len(set(d)) == 1:
-        return False
-    for n in (12, 13):
-        remainder = sum(x * w for x, w in zip(d[:n], _CNPJ_WEIGHTS[13 - n :], strict=True)) % 11
-        if (0 if remainder < 2 else 11 - remainder) != d[n]:
-            return False
-    return True
-
-
-def _cpf_problem(value: str) -> Problem | None:
-    return None if _cpf_ok(value) else ("has invalid CPF check digits", {"format": "cpf"})
-
-
-def _cnpj_problem(value: str) -> Problem | None:
-    return None if _cnpj_ok(value) else ("has invalid CNPJ check digits", {"format": "cnpj"})
+# The check digits themselves live in the client package (`payments/client/account_checks.py`), so
+# that the portal runs the very same checks as a person types.
 
 
 def _tax_id_problem(value: str) -> Problem | None:
     if len(value) == 11:
-        return _cpf_problem(value)
+        return account_checks.cpf_problem(value)
     if len(value) == 14:
-        return _cnpj_problem(value)
+        return account_checks.cnpj_problem(value)
     return "must be a CPF (11 digits) or a CNPJ (14 digits)", {"pattern": "^([0-9]{11}|[0-9]{14})$"}
 
 
@@ -489,10 +397,10 @@ def _bolt12_problem(value: str) -> Problem | None:
 
 # --- field spec constants ------------------------------------------------------------------------
 
-ABA_ROUTING_NUMBER: Final = _digits(9, what="ABA routing number", check=_aba_problem)
+ABA_ROUTING_NUMBER: Final = _digits(9, what="ABA routing number", check=account_checks.aba_problem)
 US_ACCOUNT_NUMBER: Final = _digits(4, 17)
-CLABE: Final = _digits(18, what="CLABE", check=_clabe_problem)
-CBU_CVU: Final = _digits(22, what="CBU/CVU", check=_cbu_problem)
+CLABE: Final = _digits(18, what="CLABE", check=account_checks.clabe_problem)
+CBU_CVU: Final = _digits(22, what="CBU/CVU", check=account_checks.cbu_problem)
 SORT_CODE: Final = _shaped(
     r"^([0-9]{6}|[0-9]{2}-[0-9]{2}-[0-9]{2})$", "a 6-digit sort code (123456 or 12-34-56)", 6, 8
 )
@@ -500,11 +408,13 @@ UK_ACCOUNT_NUMBER: Final = _digits(8)
 SWIFT_BIC: Final = _shaped(
     r"^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$", "an 8 or 11 character SWIFT/BIC code", 8, 11
 )
-IBAN: Final = _shaped(r"^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$", "an IBAN", 15, 34, check=_iban_problem)
+IBAN: Final = _shaped(
+    r"^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$", "an IBAN", 15, 34, check=account_checks.iban_problem
+)
 
 
 def _country_iban(pattern: str, length: int) -> FieldSpec:
-    return _shaped(pattern, f"an IBAN from {pattern[1:3]}", length, length, check=_iban_problem)
+    return _shaped(pattern, f"an IBAN from {pattern[1:3]}", length, length, check=account_checks.iban_problem)
 
 
 ACCOUNT_NUMBER: Final = FieldSpec({"minLength": 1, "maxLength": 34}, check=_not_blank)
@@ -524,8 +434,8 @@ TAX_ID_BR: Final = _shaped(
 PIX_KEY_TYPE: Final = _enum("CPF", "CNPJ", "EMAIL", "PHONE", "RANDOM")
 PIX_KEY: Final = FieldSpec({"minLength": 1, "maxLength": 77})
 PIX_KEYS_BY_TYPE: Final[Mapping[str, FieldSpec]] = MappingProxyType({
-    "CPF": _digits(11, what="CPF", check=_cpf_problem),
-    "CNPJ": _digits(14, what="CNPJ", check=_cnpj_problem),
+    "CPF": _digits(11, what="CPF", check=account_checks.cpf_problem),
+    "CNPJ": _digits(14, what="CNPJ", check=account_checks.cnpj_problem),
     "EMAIL": _shaped(
         r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
         r"(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$",

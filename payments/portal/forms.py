@@ -1,17 +1,25 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
 from django import forms
 
+from payments.client import account_checks
+
 DESTINATIONS = [("saved", "A saved account"), ("bank", "A new bank account"), ("uma", "An UMA address")]
-BANK_TYPES = [("USD_ACCOUNT", "US bank account (ACH)"), ("EUR_ACCOUNT", "Euro bank account (IBAN)")]
+BANK_TYPES = [
+    ("USD_ACCOUNT", "US bank account (ACH)"),
+    ("EUR_ACCOUNT", "Euro bank account (IBAN)"),
+    ("MXN_ACCOUNT", "Mexican bank account (CLABE)"),
+]
 
 LOCKED_SIDES = [("SENDING", "I send exactly this amount"), ("RECEIVING", "They receive exactly this amount")]
 _BANK_FIELDS = {
     "USD_ACCOUNT": ("account_number", "routing_number", "beneficiary_name"),
     "EUR_ACCOUNT": ("iban", "beneficiary_name", "beneficiary_country"),
+    "MXN_ACCOUNT": ("clabe_number", "beneficiary_name"),
 }
 
 BANK_FIELD_NAMES = (
@@ -19,6 +27,7 @@ BANK_FIELD_NAMES = (
     "account_number",
     "routing_number",
     "iban",
+    "clabe_number",
     "beneficiary_name",
     "beneficiary_country",
 )
@@ -28,6 +37,7 @@ SERVICE_FIELDS = {
     "accountInfo.accountNumber": "account_number",
     "accountInfo.routingNumber": "routing_number",
     "accountInfo.iban": "iban",
+    "accountInfo.clabeNumber": "clabe_number",
     "accountInfo.beneficiary.fullName": "beneficiary_name",
     "accountInfo.beneficiary.countryOfResidence": "beneficiary_country",
     "accountInfo.beneficiary": "beneficiary_name",
@@ -42,7 +52,7 @@ def _digits(label: str, low: int, high: int) -> forms.RegexField:
     size = f"{low}" if low == high else f"{low} to {high}"
     return forms.RegexField(
         label=label,
-        regex=rf"^\d{{{low},{high}}}$",
+        regex=rf"^[0-9]{{{low},{high}}}$",  # ASCII digits only, as the service takes them
         required=False,
         strip=True,
         error_messages={"invalid": f"Enter {size} digits."},
@@ -57,6 +67,14 @@ class IbanField(forms.RegexField):
         return "".join(str(super().to_python(value)).split()).upper()
 
 
+def _check_digits(value: str, check: Callable[[str], account_checks.Problem | None], what: str) -> str:
+    """`value` when its check digits are right (the same check the service runs on create)."""
+    problem = check(value) if value else None
+    if problem is not None:
+        raise forms.ValidationError(f"Check this {what} for a typo: it {problem[0]}.", code="checksum")
+    return value
+
+
 class SendForm(forms.Form):
     destination = forms.ChoiceField(choices=DESTINATIONS, initial="bank", widget=forms.RadioSelect)
     saved_account = forms.ChoiceField(label="Saved account", required=False, choices=[])
@@ -69,6 +87,7 @@ class SendForm(forms.Form):
         required=False,
         error_messages={"invalid": "Enter an IBAN: two letters, two check digits, then the account."},
     )
+    clabe_number = _digits("CLABE (18 digits)", 18, 18)
     beneficiary_name = forms.CharField(label="Account holder's full name", max_length=255, required=False)
     beneficiary_country = forms.RegexField(
         label="Account holder's country (2 letters)",
@@ -90,6 +109,17 @@ class SendForm(forms.Form):
         self.fields["saved_account"].choices = [("", "Choose an account"), *(saved_accounts or [])]
         if not saved_accounts:
             self.fields["destination"].choices = DESTINATIONS[1:]
+
+    def clean_routing_number(self) -> str:
+        return _check_digits(
+            self.cleaned_data["routing_number"], account_checks.aba_problem, "routing number"
+        )
+
+    def clean_iban(self) -> str:
+        return _check_digits(self.cleaned_data["iban"], account_checks.iban_problem, "IBAN")
+
+    def clean_clabe_number(self) -> str:
+        return _check_digits(self.cleaned_data["clabe_number"], account_checks.clabe_problem, "CLABE")
 
     def clean_beneficiary_country(self) -> str:
         return self.cleaned_data.get("beneficiary_country", "").strip().upper()
@@ -116,6 +146,13 @@ class SendForm(forms.Form):
         if data["bank_type"] == "EUR_ACCOUNT":
             beneficiary["countryOfResidence"] = data["beneficiary_country"]
             return "EUR", {"accountType": "EUR_ACCOUNT", "iban": data["iban"], "beneficiary": beneficiary}
+        if data["bank_type"] == "MXN_ACCOUNT":
+            info = {
+                "accountType": "MXN_ACCOUNT",
+                "clabeNumber": data["clabe_number"],
+                "beneficiary": beneficiary,
+            }
+            return "MXN", info
         info = {
             "accountType": "USD_ACCOUNT",
             "accountNumber": data["account_number"],

@@ -6,6 +6,7 @@ plain words, an expired quote's re-quote, and one user never seeing another's re
 from __future__ import annotations
 
 import datetime as dt
+import html
 import re
 
 import pytest
@@ -123,18 +124,79 @@ def test_an_expired_quote_offers_a_new_one(portal_platform):
     assert "Confirm and send" in fresh and re.search(r"data-receiving>5\.00 USD<", fresh)
 
 
-def test_bank_fields_are_checked_as_you_type_and_by_the_service(portal_platform):
+def validate(browser, **fields) -> str:
+    """The as-you-type check's answer (htmx): the bank fields' error slots, swapped out of band."""
+    response = browser.post("/send/validate/", {"destination": "bank", **fields}, htmx=True)
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert "<input" not in text  # nothing the person is typing is replaced
+    return text
+
+
+def field_error(text: str, field: str) -> str | None:
+    found = re.search(rf'id="id_{field}-error">([^<]+)<', text)
+    return html.unescape(found.group(1)) if found else None
+
+
+def test_bank_fields_are_checked_as_you_type_including_check_digits(portal_platform):
     browser = funded("fields@example.com")
-    partial = browser.post("/send/validate/", {"bank_type": "USD_ACCOUNT", "account_number": "12"}, htmx=True)
-    text = partial.content.decode()
-    assert 'id="id_account_number-errors" hx-swap-oob="true"' in text and "<input" not in text
-    assert "Enter 4 to 17 digits." in text
+    text = validate(browser, bank_type="USD_ACCOUNT", account_number="12")
+    assert 'id="id_account_number-errors" hx-swap-oob="true"' in text
+    assert field_error(text, "account_number") == "Enter 4 to 17 digits."
     assert "This field is required" not in text  # empty fields are not nagged about while typing
-    # A routing number of the right shape with a wrong checksum: only the service knows.
-    response = browser.post("/send/", bank_send(routing_number="123456789"), htmx=True)
-    body = response.content.decode()
+    # Right shape, wrong check digit: caught while typing, with the service's own check.
+    text = validate(browser, bank_type="USD_ACCOUNT", routing_number="021000022")
+    assert field_error(text, "routing_number") == (
+        "Check this routing number for a typo: it has an invalid ABA check digit."
+    )
+    assert field_error(validate(browser, routing_number=ROUTING), "routing_number") is None
+    text = validate(browser, bank_type="EUR_ACCOUNT", iban="de89 3704 0044 0532 0130 01")
+    assert field_error(text, "iban") == "Check this IBAN for a typo: it has an invalid IBAN check digit."
+    text = validate(browser, bank_type="EUR_ACCOUNT", iban="DE89 3704 0044 0532 0130")
+    assert field_error(text, "iban") == (
+        "Check this IBAN for a typo: it must be 22 characters for an IBAN from DE."
+    )
+    assert field_error(validate(browser, iban="DE89 3704 0044 0532 0130 00"), "iban") is None
+    text = validate(browser, bank_type="MXN_ACCOUNT", clabe_number="032180000118359718")
+    assert (
+        field_error(text, "clabe_number")
+        == "Check this CLABE for a typo: it has an invalid CLABE check digit."
+    )
+    # Digits from other scripts are not digits to the service, so not here either.
+    assert field_error(validate(browser, routing_number="٠٢١٠٠٠٠٢١"), "routing_number") == "Enter 9 digits."
+
+
+def test_a_wrong_check_digit_is_shown_on_submit_and_nothing_is_created(portal_platform):
+    from payments.models import ExternalAccount
+
+    browser = funded("submit@example.com")
+    response = browser.post("/send/", bank_send(routing_number="021000022"), htmx=True)
+    body = html.unescape(response.content.decode())
     assert response.status_code == 200 and body.lstrip().startswith('<form id="send-form"')
-    assert re.search(r'id="id_routing_number-error">[^<]+<', body), body
+    assert 'id="id_routing_number-error">Check this routing number for a typo' in body
+    assert not ExternalAccount.objects.exists()
+    assert browser.post("/send/", bank_send(routing_number="021000022")).status_code == 400
+
+
+def test_the_service_still_checks_the_account_on_create(portal_platform, monkeypatch):
+    """With the portal's own check out of the way, the service refuses the account and its error
+    lands on the same field."""
+    from payments.client import account_checks
+
+    monkeypatch.setattr(account_checks, "aba_problem", lambda value: None)  # the portal looks it up per call
+    browser = funded("service-check@example.com")
+    response = browser.post("/send/", bank_send(routing_number="021000022"), htmx=True)
+    body = html.unescape(response.content.decode())
+    assert field_error(body, "routing_number") == "Has an invalid ABA check digit."
+
+
+def test_send_to_a_new_mexican_account_by_clabe(portal_platform):
+    browser = funded("clabe@example.com")
+    data = bank_send(bank_type="MXN_ACCOUNT", clabe_number="032180000118359719", account_number="")
+    url = quote_page(browser, {**data, "routing_number": ""})
+    page = browser.get(url).content.decode()
+    assert re.search(r"data-receiving>[\d.,]+ MXN<", page), page
+    assert "MXN ·· 9719 John Doe" in browser.get("/send/").content.decode()
 
 
 def test_an_expired_session_key_sends_the_user_to_sign_in_and_back(portal_platform):

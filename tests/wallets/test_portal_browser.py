@@ -1,6 +1,7 @@
-"""The portal in headless chromium against a live server: sign-up, the six code boxes (typed and
-pasted), a passkey on the CDP virtual authenticator, OAuth at the development provider, and the
-failure paths a person sees."""
+"""The portal's sign-in in headless chromium against a live server: the six code boxes (pasted),
+OAuth at the development provider, and the sign-in failures a person sees (wrong code, lockout).
+The whole journey from sign-up through a passkey to a completed payment is in
+tests/payments/test_portal_money_browser.py."""
 
 from __future__ import annotations
 
@@ -26,39 +27,6 @@ def type_code(page, code: str) -> None:
     page.keyboard.type(code)
     expect(page.locator("#id_code")).to_have_value(code)
     page.get_by_role("button", name="Sign in", exact=True).click()
-
-
-def test_sign_up_code_passkey_then_passkey_sign_in(page, site_url, portal_platform, virtual_authenticator):
-    cdp, authenticator_id = virtual_authenticator
-    page.goto(site_url + "/signup/")
-    page.fill("#id_email", "pat@example.com")
-    page.fill("#id_full_name", "Pat Doe")
-    page.check("#id_terms")
-    page.get_by_role("button", name="Create my wallet").click()
-    expect(page.locator("#kyc-decision")).to_have_text("Identity check: approved. Your wallet is ready.")
-
-    page.get_by_role("button", name="Send me a code").click()
-    page.wait_for_url("**/login/code/")
-    type_code(page, "000000")
-    expect(page.get_by_role("heading", level=1)).to_have_text("Your wallet")
-
-    page.goto(site_url + "/security/")
-    page.fill("#passkey-nickname", "Virtual key")
-    page.get_by_role("button", name="Add a passkey").click()
-    expect(page.locator(".portal-messages")).to_contain_text("Your passkey was added")
-    (credential,) = cdp.send("WebAuthn.getCredentials", {"authenticatorId": authenticator_id})["credentials"]
-    assert credential["rpId"] == "localhost" and credential["signCount"] >= 1  # used once to activate
-
-    page.locator(".portal-header").get_by_role("button", name="Sign out").click()
-    expect(page.get_by_role("heading", level=1)).to_have_text("Payments service")
-
-    page.goto(site_url + "/login/?next=/security/")
-    page.fill("#passkey-email", "pat@example.com")
-    page.get_by_role("button", name="Sign in with a passkey").click()
-    page.wait_for_url(site_url + "/security/")
-    expect(page.locator("[data-credential]")).to_have_count(2)
-    expect(page.locator("[data-credential]").nth(1)).to_contain_text("Virtual key")
-    expect(page.locator("#credentials")).to_contain_text("used for this sign-in")
 
 
 def test_pasted_code_then_oauth_link_and_oauth_sign_in(page, site_url, portal_platform):

@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+import unicodedata
+
 from django import forms
 from django.core.validators import RegexValidator
+
+from wallets.portal.models import PortalCredentialLabel
 
 # The service's rule for passkey nicknames.
 NICKNAME_VALIDATOR = RegexValidator(
@@ -80,3 +84,18 @@ class PasskeyLoginForm(forms.Form):
 
 class PasskeyAddForm(forms.Form):
     nickname = forms.CharField(max_length=100, validators=[NICKNAME_VALIDATOR])
+
+
+class CredentialLabelForm(forms.Form):
+    """A passkey's name in the portal: one line of any text (shown escaped); empty means the name it
+    was added with."""
+
+    label = forms.CharField(label="Name", max_length=PortalCredentialLabel.MAX_LENGTH, required=False)
+
+    def clean_label(self) -> str:
+        label = " ".join(self.cleaned_data["label"].split())
+        # Control and format characters (bidi overrides among them) could disguise a name; the
+        # joiners inside emoji sequences are fine.
+        if any(unicodedata.category(c)[0] == "C" and c not in "\u200c\u200d" for c in label):
+            raise forms.ValidationError("Use letters, digits, spaces and punctuation only.")
+        return label

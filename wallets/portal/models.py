@@ -88,3 +88,26 @@ class PortalRateLimit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key[:12]}… {self.count}"
+
+
+class PortalCredentialLabel(models.Model):
+    """The name a person gave one of their passkeys in the portal. The service has no operation to
+    rename a credential, so the portal keeps its own label, per account and credential id, and
+    shows it instead of the nickname the passkey was registered with."""
+
+    MAX_LENGTH = 64
+
+    account = models.ForeignKey(PortalAccount, on_delete=models.CASCADE, related_name="credential_labels")
+    credential_id = models.CharField(max_length=64)  # the AuthMethod's wire id
+    label = models.CharField(max_length=MAX_LENGTH)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["account", "credential_id"], name="portal_credential_label_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.label

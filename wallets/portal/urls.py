@@ -22,6 +22,11 @@ urlpatterns = [
     path("security/passkeys/options/", passkeys.passkey_add_options_view, name="passkey-add-options"),
     path("security/passkeys/", passkeys.passkey_add_view, name="passkey-add"),
     path(
+        "security/credentials/<str:credential_id>/name/",
+        security.credential_rename_view,
+        name="credential-rename",
+    ),
+    path(
         "security/credentials/<str:credential_id>/remove/",
         security.credential_remove_view,
         name="credential-remove",

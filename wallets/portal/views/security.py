@@ -1,10 +1,11 @@
-"""The security page: credentials and sessions, removing a credential, signing other sessions out,
-the privacy switch, and the wallet export.
+"""The security page: credentials and sessions, renaming a passkey, removing a credential, signing
+other sessions out, the privacy switch, and the wallet export.
 
 Adding or removing credentials and exporting need a fresh sign-in (`PORTAL_REAUTH_SECONDS`); every
 change is stamped with the kept session key. When the key has expired or was revoked the person signs
 in again and comes back to the same page, where the action is offered again (page 8).
-Passkeys cannot be renamed: the service has no operation for it.
+The service has no operation to rename a credential: a passkey's new name is the portal's own
+(`wallets.portal.credential_names`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,13 @@ from wallets.portal.auth import (
     portal_login_required,
     reauth_redirect,
 )
+from wallets.portal.credential_names import (
+    credential_label_forget,
+    credential_label_set,
+    credential_labels,
+    credential_name,
+)
+from wallets.portal.forms import CredentialLabelForm
 from wallets.portal.http import go, no_store, page, service_errors
 from wallets.portal.models import PortalAccount, PortalOAuthLink
 from wallets.portal.service import export_signer_key, service_client, wallet_of
@@ -56,12 +64,15 @@ def _security_context(request: HttpRequest, client: ServiceClient, account: Port
         custody.session_keys_forget(request, revoke=False)  # revoked elsewhere
         current = None
     wallet = wallet_of(client, account.customer_id)
+    labels = credential_labels(account)
     return {
         "account": account,
         "credentials": [
             {
                 "item": c,
                 "label": TYPE_LABELS.get(c.type, c.type),
+                "name": credential_name(c, labels),
+                "can_rename": c.type == "PASSKEY",
                 "is_current": current is not None and c.id == current.credential_id,
             }
             for c in credentials
@@ -116,6 +127,7 @@ def credential_remove_view(request: HttpRequest, credential_id: str) -> HttpResp
     context = {
         "credential": credential,
         "label": TYPE_LABELS.get(credential.type, credential.type),
+        "name": credential_name(credential, credential_labels(account)),
         "is_current": current is not None and current.credential_id == credential.id,
         "is_last": count <= 1,
         "here": here,
@@ -135,8 +147,54 @@ def credential_remove_view(request: HttpRequest, credential_id: str) -> HttpResp
             return page(request, template, {**context, "error": exc.user_message})
         raise
     PortalOAuthLink.objects.filter(account=account, credential_id=credential.id).delete()
-    messages.success(request, f"{context['label']} “{credential.nickname}” was removed.")
+    credential_label_forget(account, credential.id)
+    messages.success(request, f"{context['label']} “{context['name']}” was removed.")
     return go(request, reverse("portal:security"))
+
+
+def _passkey_row(account: PortalAccount, credential: AuthMethod, **extra: Any) -> dict[str, Any]:
+    name = credential_name(credential, credential_labels(account))
+    return {"item": credential, "name": name, "can_rename": True, **extra}
+
+
+@service_errors
+@portal_login_required
+@require_http_methods(["GET", "POST"])
+def credential_rename_view(request: HttpRequest, credential_id: str) -> HttpResponse:
+    """Rename a passkey of this person's wallet, inline. GET: the name as a form (htmx: the row's name
+    slot only, `?cancel=1` gives the name back; without JavaScript: the page with that row editing).
+    POST: save it; empty goes back to the name it was added with."""
+    client = service_client()
+    account = current_account(request)
+    credential, _count = _credential(client, _wallet(client, account), credential_id)
+    if credential.type != "PASSKEY":
+        raise Http404("Only passkeys can be renamed")
+    htmx = bool(getattr(request, "htmx", False))
+
+    def name_slot(**extra: Any) -> HttpResponse:
+        row = _passkey_row(account, credential, **extra)
+        return no_store(page(request, SECURITY_PAGE, {"row": row}, partial="credential-name"))
+
+    if request.method == "GET" and htmx and request.GET.get("cancel"):
+        return name_slot()
+    if request.method == "GET":
+        form = CredentialLabelForm(initial={"label": credential_name(credential, credential_labels(account))})
+    else:
+        form = CredentialLabelForm(request.POST)
+        if form.is_valid():
+            credential_label_set(account, credential, form.cleaned_data["label"])
+            if htmx:
+                return name_slot(saved=True)
+            name = credential_name(credential, credential_labels(account))
+            messages.success(request, f"Your passkey is now called “{name}”.")
+            return go(request, reverse("portal:security"))
+    if htmx:
+        return name_slot(editing=True, form=form)
+    context = _security_context(request, client, account)
+    for row in context["credentials"]:
+        if row["item"].id == credential.id:
+            row.update(editing=True, form=form)
+    return no_store(page(request, SECURITY_PAGE, context, status=400 if form.errors else 200))
 
 
 @service_errors
