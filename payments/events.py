@@ -1,13 +1,19 @@
-"""Webhook events for customer and verification state changes.
+"""Webhook events for customer, verification and internal-account balance changes.
 
 Called inside the transaction that makes the change (the outbox row commits with it). `data` is rendered
 with the API's own serializers, so an event carries what a GET of the resource would show."""
 
 from __future__ import annotations
 
-from payments.models import Customer, CustomerStatus, Verification
+from collections.abc import Iterable
+from uuid import UUID
+
+from django.db import transaction
+
+from payments.models import Customer, CustomerStatus, InternalAccount, Verification
+from payments.query_plans import plan_first
 from payments.webhook_types import WebhookType
-from payments.webhooks import webhook_emit
+from payments.webhooks import webhook_emit, webhook_rewrite
 
 _CUSTOMER_EVENTS = {
     (False, CustomerStatus.APPROVED): WebhookType.CUSTOMER_KYC_APPROVED,
@@ -37,3 +43,56 @@ def verification_status_changed(verification: Verification) -> None:
         type=WebhookType(f"VERIFICATION.{verification.status}"),
         data=dict(VerificationSerializer(verification).data),
     )
+
+
+# --- internal account balances --------------------------------------------------------------------
+
+
+class _BalanceEvents:
+    """The BALANCE_UPDATED events written in the open database transaction, by internal account id.
+
+    It is registered as an `on_commit` callback, so it is in `connection.run_on_commit` exactly while
+    the transaction (or savepoint) that registered it can still commit: Django drops it on rollback
+    and calls it (which empties it) on commit. Finding it there is how a later balance change knows
+    it belongs to the same transaction."""
+
+    def __init__(self) -> None:
+        self.events: dict[UUID, UUID] = {}
+
+    def __call__(self) -> None:
+        self.events.clear()
+
+
+def _balance_events() -> _BalanceEvents:
+    for _savepoints, callback, _robust in transaction.get_connection().run_on_commit:
+        if isinstance(callback, _BalanceEvents):
+            return callback
+    pending = _BalanceEvents()
+    transaction.on_commit(pending)
+    return pending
+
+
+def _account_rows(account_id: UUID):
+    return InternalAccount.objects.select_related("platform", "ledger_account").filter(pk=account_id)[:1]
+
+
+def internal_account_balances_changed(internal_account_ids: Iterable[UUID]) -> None:
+    """`INTERNAL_ACCOUNT.BALANCE_UPDATED` with the account as GET shows it, once per account per
+    database transaction: a second change in the same transaction rewrites the event the first wrote,
+    so the event carries the balance that commits. Called by the ledger for every posting on an
+    internal account (one precompiled read of the account with its balance row and platform, one
+    insert), also when the platform has no webhook endpoint: the outbox records those as FAILED."""
+    from payments.api.internal_accounts import render_internal_account  # the API owns the wire shape
+
+    event_type = WebhookType.INTERNAL_ACCOUNT_BALANCE_UPDATED
+    pending = None
+    for account_id in internal_account_ids:
+        account = plan_first("balance-event-account", _account_rows, account_id)
+        if account is None:
+            continue
+        pending = pending or _balance_events()
+        data = render_internal_account(account, balance=account.ledger_account.balance)
+        earlier = pending.events.get(account.pk)
+        if earlier is not None and webhook_rewrite(event_id=earlier, type=event_type, data=data):
+            continue
+        pending.events[account.pk] = webhook_emit(platform=account.platform, type=event_type, data=data).pk

@@ -8,6 +8,8 @@
   primary-key order so two journals touching the same accounts cannot deadlock. The UPDATE takes
   the row lock and PostgreSQL re-checks the condition on the locked row, so the check is made under
   the lock; no row matched means the funds were not there. A CHECK constraint backs the rule up.
+- Every change of an internal account's balance records `INTERNAL_ACCOUNT.BALANCE_UPDATED` here, in
+  the same transaction (once per account per transaction; see `payments.events`).
 - System accounts (WORLD, SETTLEMENT, FX, FEES, PLATFORM_FEES, one each per platform and currency)
   may go negative (WORLD is negative by what came in from outside) and are not locked, so they are
   no hot row; their balance is the sum of their postings.
@@ -20,12 +22,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from uuid import UUID
 
-from django.db import transaction
-from django.db.models import F, Sum
+from django.db import connections, router, transaction
+from django.db.models import Sum
 
 from payments import ids
 from payments.errors import InsufficientFunds
+from payments.events import internal_account_balances_changed
 from payments.models import InternalAccount, LedgerAccount, LedgerJournal, LedgerPosting, Transaction
+from payments.query_plans import plan_insert
 
 Kind = LedgerAccount.Kind
 
@@ -153,6 +157,17 @@ def _merged(legs: Iterable[Leg]) -> list[Leg]:
     return [leg for leg in by_account.values() if leg.amount]
 
 
+_BALANCE_ADD = "UPDATE payments_ledgeraccount SET balance = balance + %s WHERE id = %s AND balance >= %s"
+
+
+def _balance_add(pk: int, amount: int) -> bool:
+    """Add `amount` to an internal account's balance row unless that takes it below zero: the one
+    conditional UPDATE (it takes the row lock). False when the funds are not there."""
+    with connections[router.db_for_write(LedgerAccount)].cursor() as cursor:
+        cursor.execute(_BALANCE_ADD, [amount, pk, -amount])
+        return cursor.rowcount == 1
+
+
 @transaction.atomic(savepoint=False)
 def ledger_post(
     *,
@@ -172,9 +187,7 @@ def ledger_post(
     merged = _merged(legs)
     internal = sorted((leg.account.pk, leg.amount) for leg in merged if leg.account.kind == Kind.INTERNAL)
     for pk, amount in internal:
-        if not LedgerAccount.objects.filter(pk=pk, balance__gte=-amount).update(
-            balance=F("balance") + amount
-        ):
+        if not _balance_add(pk, amount):
             account = LedgerAccount.objects.get(pk=pk)
             raise InsufficientFunds(
                 accountId=ids.render("InternalAccount", account.internal_account_id),
@@ -182,16 +195,20 @@ def ledger_post(
                 required=-amount,
                 currency=account.currency,
             )
-    journal = LedgerJournal.objects.create(
+    journal = LedgerJournal(
         platform_id=platform_id, kind=kind, key=key, transaction=txn, description=description[:255]
     )
-    LedgerPosting.objects.bulk_create(
+    plan_insert([journal])
+    plan_insert(
         [
             LedgerPosting(
                 journal=journal, account=leg.account, currency=leg.account.currency, amount=leg.amount
             )
             for leg in merged
         ]
+    )
+    internal_account_balances_changed(
+        sorted(leg.account.internal_account_id for leg in merged if leg.account.kind == Kind.INTERNAL)
     )
     return journal
 

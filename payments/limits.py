@@ -15,11 +15,14 @@ from fractions import Fraction
 from uuid import UUID
 
 from django.conf import settings
-from django.db.models import Sum
+from django.db import connections, router
+from django.db.models import UUIDField
 
 from payments import clock, money, rates
 from payments.errors import BadRequest, RateLimited
 from payments.models import Platform, Transaction
+
+Status = Transaction.Status
 
 
 def usd_cents(amount: int, currency: str) -> int:
@@ -59,18 +62,38 @@ def _start_of_day(now: dt.datetime) -> dt.datetime:
     return now.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
 
 
+# The volume read every transfer makes: plain SQL, since compiling the ORM's aggregate costs several
+# times the query. Both use the partial index `transaction_daily_volume`.
+_CUSTOMER_VOLUME = (
+    "SELECT SUM(usd_value) FROM payments_transaction WHERE platform_id = %s AND customer_id = %s"
+    " AND executed_at >= %s AND status NOT IN (%s, %s)"
+)
+_PLATFORM_VOLUME = (
+    "SELECT SUM(usd_value) FROM payments_transaction WHERE platform_id = %s AND customer_id IS NULL"
+    " AND executed_at >= %s AND status NOT IN (%s, %s)"
+)
+_UUID = UUIDField()
+
+
+def _volume_since(platform_id: UUID, customer_id: UUID | None, start: dt.datetime) -> int:
+    """US cents executed since `start` by the customer (None: the platform's own transfers), failed
+    and rejected transfers excluded."""
+    connection = connections[router.db_for_read(Transaction)]
+    owners = [platform_id] if customer_id is None else [platform_id, customer_id]
+    params = [_UUID.get_db_prep_value(owner, connection) for owner in owners]
+    params += [connection.ops.adapt_datetimefield_value(start), Status.FAILED.value, Status.REJECTED.value]
+    with connection.cursor() as cursor:
+        cursor.execute(_PLATFORM_VOLUME if customer_id is None else _CUSTOMER_VOLUME, params)
+        return int(cursor.fetchone()[0] or 0)  # PostgreSQL sums a bigint as a numeric
+
+
 def limits_check_daily(*, platform: Platform, customer_id: UUID | None, usd_value: int) -> None:
     """Raise 429 DAILY_VOLUME_LIMIT_EXCEEDED when `usd_value` more would take the day's volume over
     the limit. Call it with the source's row lock held, so two transfers cannot both squeeze in."""
     limit = daily_volume_limit(platform)
     now = clock.now()
     start = _start_of_day(now)
-    moved = (
-        Transaction.objects.filter(platform=platform, customer_id=customer_id, executed_at__gte=start)
-        .exclude(status__in=[Transaction.Status.FAILED, Transaction.Status.REJECTED])
-        .aggregate(total=Sum("usd_value"))["total"]
-        or 0
-    )
+    moved = _volume_since(platform.pk, customer_id, start)
     if moved + usd_value > limit:
         reset = start + dt.timedelta(days=1)
         raise RateLimited(

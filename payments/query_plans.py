@@ -1,25 +1,31 @@
-"""Querysets compiled once per process, for the hottest reads of money movement.
+"""Statements compiled once per process, for the hottest reads and writes of money movement.
 
 Compiling a query with fifty-odd columns and a join costs Django more than the database round trip
-(the API token lookup does the same, `payments.platforms._token_lookup_plan`). A plan is built once
-from a queryset whose parameters are placeholder UUIDs, and each call runs its SQL with the real
-values and builds the model instances (select_related ones included) the way Django's ModelIterable
-does. The SQL is the ORM's own, so locks (`select_for_update`) and joins are exactly the queryset's.
+(the API token lookup does the same, `payments.platforms._token_lookup_plan`), and so does a
+`save()` or a `bulk_create()` of a few rows.
+
+- Reads (`plan_first`): a plan is built once from a queryset whose parameters are placeholders,
+  and each call runs its SQL with the real values and builds the model instances (select_related
+  ones included) the way Django's ModelIterable does. The SQL is the ORM's own, so locks
+  (`select_for_update`) and joins are exactly the queryset's.
+- Writes (`plan_insert`, `plan_update`): the plain INSERT of a model's columns and the UPDATE of some
+  of them by primary key, built once per model and shape; values go to the database the way
+  `save()` sends them (`get_db_prep_save`). No model signals are sent.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connections
-from django.db.models import Model, QuerySet, UUIDField
+from django.db import DatabaseError, connections, router
+from django.db.models import AutoField, BigAutoField, Field, Model, QuerySet, SmallAutoField, UUIDField
 from django.db.models.query import _get_from_db, get_related_populators
 
 _UUID = UUIDField()  # how a UUID parameter goes to the database (native, or hex text on SQLite)
-_PLACEHOLDERS = tuple(uuid.UUID(int=0xBEEF0000 + i) for i in range(4))
 
 
 @dataclass(frozen=True)
@@ -39,21 +45,46 @@ class _Plan:
 _plans: dict[str, _Plan] = {}  # by name; the service uses one database
 
 
-def _placeholder_index(param: Any) -> int:
-    for i, placeholder in enumerate(_PLACEHOLDERS):
-        if param in (placeholder, placeholder.hex, str(placeholder)):
+def _placeholder(i: int, arg: Any) -> Any:
+    """A stand-in for the i-th argument, of its type, that no real value equals."""
+    if isinstance(arg, uuid.UUID):
+        return uuid.UUID(int=0xBEEF0000 + i)
+    if isinstance(arg, dt.datetime):
+        return dt.datetime(2001, 2, 3, 4, 5, 6, i, tzinfo=dt.UTC)
+    if isinstance(arg, str):
+        return f"query-plan-placeholder-{i}"
+    raise TypeError(f"a query plan takes UUID, datetime and str arguments, not {arg!r}")
+
+
+def _db_value(value: Any, connection) -> Any:
+    """An argument as the ORM sends it in a lookup (UUIDs and datetimes differ per database)."""
+    if isinstance(value, uuid.UUID):
+        return _UUID.get_db_prep_value(value, connection)
+    if isinstance(value, dt.datetime):
+        return connection.ops.adapt_datetimefield_value(value)
+    return value
+
+
+def _placeholder_index(param: Any, placeholders: tuple, connection) -> int:
+    for i, placeholder in enumerate(placeholders):
+        forms = [placeholder, _db_value(placeholder, connection)]
+        if isinstance(placeholder, uuid.UUID):
+            forms += [placeholder.hex, str(placeholder)]
+        if param in forms:
             return i
-    raise ValueError(f"a query plan takes placeholder UUIDs only, not {param!r}")
+    raise ValueError(f"a query plan takes its arguments as filter values only, not {param!r}")
 
 
-def _plan(name: str, build: Callable[..., QuerySet], arity: int) -> _Plan:
+def _plan(name: str, build: Callable[..., QuerySet], args: tuple) -> _Plan:
     plan = _plans.get(name)
     if plan is not None:
         return plan
-    queryset = build(*_PLACEHOLDERS[:arity])
+    placeholders = tuple(_placeholder(i, arg) for i, arg in enumerate(args))
+    queryset = build(*placeholders)
     alias = queryset.db
     compiler = queryset.query.get_compiler(using=alias)
     sql, params = compiler.as_sql()
+    connection = connections[alias]
     select, klass_info = compiler.select, compiler.klass_info
     fields = klass_info["select_fields"]
     start, end = fields[0], fields[-1] + 1
@@ -61,7 +92,7 @@ def _plan(name: str, build: Callable[..., QuerySet], arity: int) -> _Plan:
     plan = _Plan(
         alias=alias,
         sql=sql,
-        order=tuple(_placeholder_index(p) for p in params),
+        order=tuple(_placeholder_index(p, placeholders, connection) for p in params),
         compiler=compiler,
         converters=compiler.get_converters([s[0] for s in select[: compiler.col_count]]),
         start=start,
@@ -74,16 +105,19 @@ def _plan(name: str, build: Callable[..., QuerySet], arity: int) -> _Plan:
     return plan
 
 
-def plan_first(name: str, build: Callable[..., QuerySet], *args: uuid.UUID) -> Model | None:
+def plan_first(
+    name: str, build: Callable[..., QuerySet], *args: uuid.UUID | dt.datetime | str
+) -> Model | None:
     """The first row of `build(*args)` (a queryset of at most one row), as the ORM would return it.
 
-    `build` must use its arguments only as filter values; `name` identifies the plan (one per shape).
+    `build` must use its arguments only as filter values (UUIDs, aware datetimes, strings; the same
+    types on every call); `name` identifies the plan (one per shape).
     """
-    plan = _plan(name, build, len(args))
+    plan = _plan(name, build, args)
     alias = plan.alias
     connection = connections[alias]
     with connection.cursor() as cursor:
-        cursor.execute(plan.sql, [_UUID.get_db_prep_value(args[i], connection) for i in plan.order])
+        cursor.execute(plan.sql, [_db_value(args[i], connection) for i in plan.order])
         row = cursor.fetchone()
     if row is None:
         return None
@@ -93,3 +127,60 @@ def plan_first(name: str, build: Callable[..., QuerySet], *args: uuid.UUID) -> M
     for populator in plan.populators:
         populator.populate(row, obj)
     return obj
+
+
+# --- writes ---------------------------------------------------------------------------------------
+# Only names from the model's metadata are formatted into the SQL; every value is a parameter.
+
+_AUTO_KEYS = (AutoField, BigAutoField, SmallAutoField)
+_writes: dict[tuple, tuple[str, tuple[Field, ...]]] = {}
+
+
+def _insert_statement(model: type[Model], rows: int, connection) -> tuple[str, tuple[Field, ...]]:
+    key = ("insert", model, rows, connection.alias)
+    if key not in _writes:
+        fields = tuple(f for f in model._meta.concrete_fields if not isinstance(f, _AUTO_KEYS))
+        quote = connection.ops.quote_name
+        table, columns = quote(model._meta.db_table), ", ".join(quote(f.column) for f in fields)
+        values = ", ".join(["(" + ", ".join(["%s"] * len(fields)) + ")"] * rows)
+        _writes[key] = (f"INSERT INTO {table} ({columns}) VALUES {values}", fields)  # noqa: S608
+    return _writes[key]
+
+
+def _update_statement(
+    model: type[Model], names: tuple[str, ...], connection
+) -> tuple[str, tuple[Field, ...]]:
+    key = ("update", model, names, connection.alias)
+    if key not in _writes:
+        fields, pk = tuple(model._meta.get_field(name) for name in names), model._meta.pk
+        quote = connection.ops.quote_name
+        table, changes = quote(model._meta.db_table), ", ".join(f"{quote(f.column)} = %s" for f in fields)
+        _writes[key] = (f"UPDATE {table} SET {changes} WHERE {quote(pk.column)} = %s", (*fields, pk))  # noqa: S608
+    return _writes[key]
+
+
+def plan_insert(objs: Sequence[Model]) -> None:
+    """INSERT `objs` (instances of one model) in one statement. An auto-increment primary key is left
+    to the database and not read back, so use it for rows nothing reads again by that key."""
+    model = type(objs[0])
+    alias = router.db_for_write(model)
+    connection = connections[alias]
+    sql, fields = _insert_statement(model, len(objs), connection)
+    params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in objs for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+    for obj in objs:
+        obj._state.adding, obj._state.db = False, alias
+
+
+def plan_update(obj: Model, fields: Sequence[str]) -> None:
+    """UPDATE the named fields of `obj` (attribute names) in its row, what `save(update_fields=...)`
+    writes. Raises DatabaseError when there is no such row, as that does."""
+    model = type(obj)
+    connection = connections[router.db_for_write(model)]
+    sql, columns = _update_statement(model, tuple(fields), connection)
+    params = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in columns]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if cursor.rowcount != 1:
+            raise DatabaseError(f"no {model.__name__} row {obj.pk} to update")

@@ -4,8 +4,9 @@ PENDING ──execute──▶ PROCESSING ──▶ COMPLETED ──(payout retu
    │                     └────────▶ FAILED
    ├──expiresAt passed──▶ EXPIRED
    ├──funds that do not match (realtime funding)──▶ FAILED
-   └──SCA required──▶ PENDING_AUTHORIZATION (never entered: SCA applies to EU customers only, and
-                      no customer is in an SCA region here; see README)
+   └──SCA required (payments/sca.py)──▶ PENDING_AUTHORIZATION ──last challenge authorized──▶ PROCESSING
+                                           │   (realtime funding: back to PENDING, instructions issued)
+                                           └──challenge lapsed──▶ FAILED (SCA_NOT_COMPLETED)
 
 A quote follows its transaction: `payments.transactions.transaction_transition` moves both.
 """
@@ -18,6 +19,7 @@ from django.db import transaction
 
 from payments.errors import Conflict
 from payments.models import Quote, QuoteStatus
+from payments.query_plans import plan_update
 
 Status = QuoteStatus
 
@@ -25,7 +27,9 @@ QUOTE_TRANSITIONS: dict[str, frozenset[str]] = {
     Status.PENDING: frozenset(
         {Status.PENDING_AUTHORIZATION, Status.PROCESSING, Status.EXPIRED, Status.FAILED}
     ),
-    Status.PENDING_AUTHORIZATION: frozenset({Status.PROCESSING, Status.EXPIRED, Status.FAILED}),
+    Status.PENDING_AUTHORIZATION: frozenset(
+        {Status.PENDING, Status.PROCESSING, Status.EXPIRED, Status.FAILED}
+    ),
     Status.PROCESSING: frozenset({Status.COMPLETED, Status.FAILED}),
     Status.COMPLETED: frozenset({Status.FAILED}),
     Status.FAILED: frozenset(),
@@ -62,8 +66,8 @@ def quote_transition(quote: Quote, to: str, *, locked: bool = False, **changes: 
     if to not in QUOTE_TRANSITIONS[current.status]:
         raise IllegalQuoteTransition(quote=quote, from_status=current.status, to_status=to)
     quote.touch()
-    Quote.objects.filter(pk=quote.pk).update(status=to, updated_at=quote.updated_at, **changes)
     quote.status = to
     for name, value in changes.items():
         setattr(quote, name, value)
+    plan_update(quote, ["status", "updated_at", *changes])
     return quote

@@ -24,8 +24,10 @@ Decisions where the interface spec and the reference leave room:
 - `POST /quotes` accepts `Idempotency-Key` too: a repeat returns the quote the key first made.
 - Customers must be APPROVED (403 USER_NOT_READY) and, unless the platform is a regulated financial
   institution, have accepted the End User Terms (403 END_USER_TERMS_NOT_ACCEPTED).
-- SCA: no customer is in an SCA region here, so no quote carries `scaChallenge` and
-  PENDING_AUTHORIZATION is never entered (the authorize endpoints answer 409).
+- SCA (`payments/sca.py`): for an outgoing transfer of a customer in an SCA region (EU/EEA address),
+  execute (or `immediatelyExecute`, or creating a realtime-funded quote) moves the quote to
+  PENDING_AUTHORIZATION with an `scaChallenge` instead of starting it; `quote_release` runs the
+  execution once every challenge is authorized. Everyone else is untouched.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from django.db import IntegrityError, transaction
 
 from payments import clock, currencies, ids, money, pricing, rates
 from payments.account_info import ACCOUNT_TYPES, PAYMENT_RAILS
+from payments.book_transfers import uma_own_account
 from payments.customers import consent_is_recorded, customer_get
 from payments.errors import BadRequest, Conflict, FieldError, Forbidden, Gone, InvalidInput, ResourceNotFound
 from payments.ledger import ledger_internal_account_by_id, ledger_post
@@ -67,6 +70,7 @@ from payments.payment_instructions import (
 from payments.query_plans import plan_first
 from payments.rails import Pull, rail_adapter
 from payments.sandbox import payout_events, realtime_funding_steps, uma_parse
+from payments.sca import sca_quote_hold, sca_required
 from payments.transactions import (
     debit_legs,
     expiry_step,
@@ -111,6 +115,7 @@ class QuoteRequest:
     platform_fee_override: Mapping[str, Any] | None = None
     lookup_id: str | None = None
     sender_customer_info: Mapping[str, Any] = field(default_factory=dict)
+    sca_factor: str | None = None  # preferred factor of an SCA challenge issued at creation
     same_currency: bool = False  # transfer-in/out: both ends must hold the same currency
 
 
@@ -319,6 +324,12 @@ def _resolve_destination(
                 code="INVALID_UMA_ADDRESS",
                 field="destination.umaAddress",
             )
+        own = uma_own_account(platform, address, currency=destination.get("currency"), sending=ends.sending)
+        if own is not None:  # our own customer's address: a book transfer into its account
+            ends.destination_kind, ends.uma_address = DestinationKind.UMA, address
+            ends.destination_internal, ends.receiving = own, own.currency
+            ends.rail = rates.default_rail(own.currency)
+            return
         receiver = rail_adapter().uma_receiver(address)
         if receiver is None:
             raise ResourceNotFound("Uma", f"No receiver exists at {address}")
@@ -635,7 +646,10 @@ def quote_create(*, platform: Platform, request: QuoteRequest, idempotency_key: 
     try:
         with transaction.atomic():
             quote = _store(platform, request, ends, price, lookup, idempotency_key)
-            if request.immediately_execute and ends.source_kind != SourceKind.REALTIME:
+            realtime = ends.source_kind == SourceKind.REALTIME
+            if (request.immediately_execute or realtime) and sca_required(quote):
+                sca_quote_hold(quote, quote.transaction, factor=request.sca_factor)
+            elif request.immediately_execute and ends.source_kind != SourceKind.REALTIME:
                 _execute_locked(quote, quote.transaction, idempotency_key="")
     except IntegrityError:
         existing = _by_create_key(platform, idempotency_key) if idempotency_key else None
@@ -781,6 +795,11 @@ def _already(platform: Platform, quote: Quote, idempotency_key: str | None) -> Q
         message = f"Quote {quote.public_id} was already executed"
         if quote.execute_idempotency_key and idempotency_key:
             message += " with another Idempotency-Key"
+    elif quote.status == Quote.Status.PENDING_AUTHORIZATION:
+        message = (
+            f"Quote {quote.public_id} was executed and waits for Strong Customer Authentication: "
+            "authorize its scaChallenge with POST /quotes/{quoteId}/authorize"
+        )
     else:
         message = f"Quote {quote.public_id} is {quote.status} and cannot be executed"
     raise Conflict(
@@ -790,7 +809,11 @@ def _already(platform: Platform, quote: Quote, idempotency_key: str | None) -> Q
 
 def _execute_rows(platform_id: UUID, quote_id: UUID):
     """The quote and its transaction, both locked in one statement (an inner join, so PostgreSQL
-    re-reads both rows after waiting for a concurrent execute), with the quote's payee."""
+    re-reads both rows after waiting for a concurrent execute), with the quote's payee.
+
+    The platform is checked on the quote only (its transaction always has the same one): with the
+    transaction's platform in the condition too, PostgreSQL may read a platform's transactions by
+    a platform index until it meets the quote's, when its statistics underrate that platform."""
     return (
         Transaction.objects.select_for_update(of=("self", "quote"))
         .select_related(
@@ -799,7 +822,7 @@ def _execute_rows(platform_id: UUID, quote_id: UUID):
             "quote__source_internal_account",
             "quote__customer",
         )
-        .filter(platform_id=platform_id, quote_id=quote_id, quote__platform_id=platform_id)[:1]
+        .filter(quote_id=quote_id, quote__platform_id=platform_id)[:1]
     )
 
 
@@ -809,6 +832,7 @@ def quote_execute(
     quote_id: UUID,
     idempotency_key: str | None = None,
     wallet_signature: str | None = None,
+    sca_factor: str | None = None,
 ) -> Quote:
     """Start the transfer a PENDING quote locked: debit the source (or start the pull), hand the
     payout to the rail, move quote and transaction to PROCESSING. Safe to repeat (see the module
@@ -847,6 +871,8 @@ def quote_execute(
         if quote.expires_at <= now:
             transaction_apply_due(quote, txn, now)  # EXPIRED is committed before the refusal below
             expired = True
+        elif sca_required(quote):  # no query: the customer came with the locked rows
+            sca_quote_hold(quote, txn, factor=sca_factor, idempotency_key=idempotency_key or "")
         else:
             _execute_locked(quote, txn, idempotency_key=idempotency_key or "")
     if expired:
@@ -904,6 +930,13 @@ def _execute_locked(quote: Quote, txn: Transaction, *, idempotency_key: str) -> 
         next_step_at=txn.next_step_at,
     )
     transaction_schedule(txn)
+
+
+def quote_release(quote: Quote, txn: Transaction) -> None:
+    """Run the execution SCA held back, once every challenge is authorized (`payments.sca`; the
+    transaction's row lock held). Rechecks what may have changed while the customer authorized."""
+    _check_still_usable(txn.platform, quote)
+    _execute_locked(quote, txn, idempotency_key=quote.execute_idempotency_key)
 
 
 def quote_funds_received(*, amount: int | None, transaction_id: UUID) -> Transaction:

@@ -16,6 +16,7 @@ from uuid import UUID
 
 from payments import currencies, ids, money, rates
 from payments.accounts import platform_currency_codes
+from payments.book_transfers import uma_own_accounts
 from payments.customers import customer_get
 from payments.errors import BadRequest, FieldError, InvalidInput, ResourceNotFound
 from payments.external_accounts import external_account_get
@@ -76,14 +77,16 @@ def receiver_uma_lookup(
     if uma_parse(address) is None:
         raise BadRequest("receiverUmaAddress must look like $user@domain.example", code="INVALID_UMA_ADDRESS")
     customer, sending = _sender(platform, customer_id=customer_id, sender_uma=sender_uma)
-    receiver = rail_adapter().uma_receiver(address)
-    if receiver is None:
-        raise ResourceNotFound("Uma", f"No receiver exists at {address}")
+    own = uma_own_accounts(platform, address)  # one of our customers: what its accounts hold
+    if own is not None:
+        supported = list(dict.fromkeys(account.currency for account in own))
+    else:
+        receiver = rail_adapter().uma_receiver(address)
+        if receiver is None:
+            raise ResourceNotFound("Uma", f"No receiver exists at {address}")
+        supported = list(receiver.currencies)
     lookup = ReceiverLookup.objects.create(
-        platform=platform,
-        uma_address=address,
-        customer=customer,
-        supported_currencies=list(receiver.currencies),
+        platform=platform, uma_address=address, customer=customer, supported_currencies=supported
     )
     return lookup, sending
 

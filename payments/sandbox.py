@@ -53,8 +53,6 @@ from payments.transactions import (
     transaction_schedule,
     transaction_transition,
 )
-from payments.webhook_types import WebhookType
-from payments.webhooks import webhook_emit
 
 NOW: Final = dt.timedelta(0)
 PULL_PENDING: Final = dt.timedelta(seconds=30)
@@ -189,14 +187,7 @@ def sandbox_fund(*, platform: Platform, account_id: UUID, amount: int) -> Intern
         key=f"fund:{ids.uuid7()}",
         legs=[Leg(world, -amount), Leg(ledger_internal_account(account), amount)],
         description="sandbox fund",
-    )
-    from payments.api.internal_accounts import InternalAccountSerializer  # the API owns the wire shape
-
-    webhook_emit(
-        platform=platform,
-        type=WebhookType.INTERNAL_ACCOUNT_BALANCE_UPDATED,
-        data=InternalAccountSerializer(account).data,
-    )
+    )  # the ledger records INTERNAL_ACCOUNT.BALANCE_UPDATED
     return account
 
 
@@ -256,6 +247,8 @@ def realtime_funding_steps(quote: Quote, txn: Transaction, *, now: dt.datetime, 
 def payout_events(quote: Quote, txn: Transaction) -> list[RailEvent]:
     from payments.rails import rail_adapter
 
+    # A UMA address of the platform's own customer resolves to an internal account: a book transfer.
+    internal = quote.destination_internal_account_id is not None
     return rail_adapter().payout(
         Payout(
             transaction_id=txn.pk,
@@ -263,7 +256,7 @@ def payout_events(quote: Quote, txn: Transaction) -> list[RailEvent]:
             currency=quote.receiving_currency,
             amount=quote.total_receiving_amount,
             external_account=quote.destination_external_account,
-            uma_address=quote.destination_uma_address,
-            internal=quote.destination_kind == Quote.DestinationKind.INTERNAL,
+            uma_address="" if internal else quote.destination_uma_address,
+            internal=internal,
         )
     )

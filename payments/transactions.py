@@ -5,7 +5,9 @@ Outgoing (OutgoingTransactionStatus):
 
     PENDING ──execute / funds arrive──▶ PROCESSING ──▶ COMPLETED ──(returned)──▶ FAILED
        ├──expiresAt passed──▶ EXPIRED                └──▶ FAILED (refunded)
-       └──▶ PENDING_AUTHORIZATION (SCA; not entered here) / FAILED (funding mismatch)
+       ├──▶ FAILED (funding mismatch)
+       └──▶ PENDING_AUTHORIZATION (SCA, payments/sca.py) ──▶ PROCESSING, PENDING (realtime funding),
+                                                             FAILED (SCA_NOT_COMPLETED), EXPIRED
 
 Incoming (TransactionStatus): CREATED → PENDING → PROCESSING → COMPLETED → REFUNDED, with
 PENDING → COMPLETED / REJECTED / FAILED / EXPIRED and PROCESSING → FAILED.
@@ -23,9 +25,12 @@ counterparty's fee), R the amount received and C the counterparty's fixed fee:
 
 - debit (internal source, at execution): source -T, FEES +F, PLATFORM_FEES +P, SETTLEMENT +D
 - funding (realtime source, when the payer's money arrives): WORLD(S) -T, then as the debit
-- delivery (payout settles): SETTLEMENT -D, FX(S) +D, FX(R) -(R+C), then the destination +R and
-  WORLD(R) +C for an internal destination, or WORLD(R) +(R+C) for one outside
+- delivery (payout settles): SETTLEMENT -D, FX(S) +D, FX(R) -(R+C), then WORLD(R) +(R+C) for a
+  destination outside, or SETTLEMENT(R) +R and WORLD(R) +C for an internal one (a book transfer),
+  whose receiving side (an INCOMING transaction, `payments/book_transfers.py`) then posts
+  SETTLEMENT(R) -R, the destination +R in the same database transaction
 - pull (external source collected): WORLD(S) -T, FEES +F, PLATFORM_FEES +P, then as the delivery
+  but with R straight to the destination (the pull is itself the INCOMING transaction)
 - refund: the exact reversal of the debit (or funding); return: reversal of the delivery, then refund
 """
 
@@ -47,7 +52,7 @@ from payments.errors import Conflict, ResourceNotFound
 from payments.ledger import Leg, ledger_internal_account, ledger_post, ledger_reverse, ledger_system_accounts
 from payments.models import LedgerAccount, LedgerJournal, Platform, Quote, Transaction
 from payments.models import TransactionStatus as Status
-from payments.query_plans import plan_first
+from payments.query_plans import plan_first, plan_update
 from payments.quote_status import quote_transition
 from payments.rails import RailEvent, Step
 from payments.webhook_types import WebhookType
@@ -63,7 +68,9 @@ OUTGOING_TRANSITIONS: dict[str, frozenset[str]] = {
     Status.PENDING: frozenset(
         {Status.PENDING_AUTHORIZATION, Status.PROCESSING, Status.EXPIRED, Status.FAILED}
     ),
-    Status.PENDING_AUTHORIZATION: frozenset({Status.PROCESSING, Status.EXPIRED, Status.FAILED}),
+    Status.PENDING_AUTHORIZATION: frozenset(
+        {Status.PENDING, Status.PROCESSING, Status.EXPIRED, Status.FAILED}
+    ),
     Status.PROCESSING: frozenset({Status.COMPLETED, Status.FAILED}),
     Status.COMPLETED: frozenset({Status.FAILED}),
     Status.FAILED: frozenset(),
@@ -182,7 +189,7 @@ def transaction_transition(
     for name, value in changes.items():
         setattr(current, name, value)
     current.touch()
-    current.save(update_fields=["status", "updated_at", *changes])
+    plan_update(current, ["status", "updated_at", *changes])
     if current.quote_id:
         quote_transition(
             quote or Quote(pk=current.quote_id),
@@ -343,7 +350,7 @@ def _apply_step(quote: Quote | None, txn: Transaction, step: dict[str, Any]) -> 
         if txn.status == Status.PROCESSING:
             _complete(quote, txn)
     elif name == Step.FAIL:
-        if txn.status in (Status.PROCESSING, Status.PENDING):
+        if txn.status in (Status.PROCESSING, Status.PENDING, Status.PENDING_AUTHORIZATION):
             txn.steps = []
             transaction_fail(
                 quote,
@@ -413,8 +420,12 @@ def funding_legs(quote: Quote) -> list[Leg]:
     ]
 
 
-def _deliver_legs(quote: Quote, txn: Transaction, sending: dict[str, LedgerAccount]) -> list[Leg]:
-    """Convert D into the receiving currency and hand it to the destination (the rest of a delivery)."""
+def _deliver_legs(
+    quote: Quote, txn: Transaction, sending: dict[str, LedgerAccount], *, payee: LedgerAccount | None = None
+) -> list[Leg]:
+    """Convert D into the receiving currency and hand it to the destination (the rest of a delivery);
+    for an internal destination R goes to `payee` when given (a book transfer's SETTLEMENT, from
+    which its receiving side takes it), else straight to the account."""
     travelling = _travelling(quote)
     received, counterparty = quote.total_receiving_amount, quote.counterparty_fee
     receiving = ledger_system_accounts(
@@ -422,7 +433,7 @@ def _deliver_legs(quote: Quote, txn: Transaction, sending: dict[str, LedgerAccou
     )
     legs = [Leg(sending[Kind.FX], travelling), Leg(receiving[Kind.FX], -(received + counterparty))]
     if txn.destination_internal_account_id:
-        destination = ledger_internal_account(txn.destination_internal_account)
+        destination = payee or ledger_internal_account(txn.destination_internal_account)
         legs += [Leg(destination, received), Leg(receiving[Kind.WORLD], counterparty)]
     else:
         legs.append(Leg(receiving[Kind.WORLD], received + counterparty))
@@ -453,15 +464,27 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
             platform_id=txn.platform_id, kind=JournalKind.PULL, key=_key(txn, "pull"), legs=legs, txn=txn
         )
     else:  # a payout settled
+        from payments import book_transfers  # it builds on this module
+
         sending = _sending_system(quote)
-        legs = [Leg(sending[Kind.SETTLEMENT], -_travelling(quote)), *_deliver_legs(quote, txn, sending)]
-        ledger_post(
-            platform_id=txn.platform_id,
-            kind=JournalKind.DELIVERY,
-            key=_key(txn, "delivery"),
-            legs=legs,
-            txn=txn,
-        )
+        book = txn.destination_internal_account_id is not None
+        payee = book_transfers.book_transfer_settlement_account(quote) if book else None
+        legs = [
+            Leg(sending[Kind.SETTLEMENT], -_travelling(quote)),
+            *_deliver_legs(quote, txn, sending, payee=payee),
+        ]
+        # A same-currency book transfer converts nothing: its SETTLEMENT passes straight to the
+        # receiving side, and a delivery journal would net to no postings at all.
+        if not (book and _nets_to_nothing(legs)):
+            ledger_post(
+                platform_id=txn.platform_id,
+                kind=JournalKind.DELIVERY,
+                key=_key(txn, "delivery"),
+                legs=legs,
+                txn=txn,
+            )
+        if book:
+            book_transfers.book_transfer_receive(quote, txn)
         network = _on_chain_network(quote)
         if network:
             from payments.rails import rail_adapter
@@ -472,6 +495,13 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
             }
             changes["destination"] = {**txn.destination, "onChainTransaction": on_chain}
     transaction_transition(txn, Status.COMPLETED, quote=quote, locked=True, **changes)
+
+
+def _nets_to_nothing(legs: Iterable[Leg]) -> bool:
+    net: dict[int, int] = {}
+    for leg in legs:
+        net[leg.account.pk] = net.get(leg.account.pk, 0) + leg.amount
+    return not any(net.values())
 
 
 def _on_chain_network(quote: Quote) -> str:

@@ -43,6 +43,7 @@ from payments import clock, ids
 from payments.errors import BadRequest
 from payments.models import Platform, WebhookAttempt, WebhookEvent
 from payments.platforms import webhook_endpoint_errors
+from payments.query_plans import plan_insert
 from payments.service_keys import WEBHOOK_SIGNING, service_private_key
 from payments.webhook_types import WebhookType
 
@@ -131,23 +132,46 @@ def webhook_emit(
         }
     )
     has_endpoint = bool(platform.webhook_endpoint)
-    with transaction.atomic():
-        event = WebhookEvent.objects.create(
-            id=event_id,
-            platform=platform,
-            type=type,
-            body=body,
-            payload=json.loads(body),
-            status=Status.PENDING if has_endpoint else Status.FAILED,
-            next_attempt_at=now if has_endpoint else None,
-            task_due_at=now if has_endpoint else None,
-            last_error="" if has_endpoint else NO_ENDPOINT,
-            created_at=now,
-            updated_at=now,
-        )
-        if has_endpoint and schedule:
-            transaction.on_commit(lambda: _enqueue(event_id))
+    event = WebhookEvent(
+        id=event_id,
+        platform=platform,
+        type=type,
+        body=body,
+        payload=json.loads(body),
+        status=Status.PENDING if has_endpoint else Status.FAILED,
+        next_attempt_at=now if has_endpoint else None,
+        task_due_at=now if has_endpoint else None,
+        last_error="" if has_endpoint else NO_ENDPOINT,
+        created_at=now,
+        updated_at=now,
+    )
+    # No savepoint of its own: the event stands or falls with the caller's transaction. Outside one,
+    # the INSERT commits at once and so does the hook.
+    plan_insert([event])
+    if has_endpoint and schedule:
+        transaction.on_commit(lambda: _enqueue(event_id))
     return event
+
+
+def webhook_rewrite(*, event_id: UUID, type: str, data: dict[str, Any]) -> bool:
+    """Give an event of `type` that was never attempted new `data` and the time of this change,
+    keeping its id. For an event emitted earlier in the caller's still-open transaction whose resource
+    changed again before commit, so that one event reports the state that commits (its bytes are
+    final from the commit on). False when there is no such event (e.g. the savepoint that wrote it
+    was rolled back)."""
+    now = clock.now()
+    body = webhook_body(
+        {
+            "id": ids.render(WebhookEvent.ID_KIND, event_id),
+            "type": type,
+            "timestamp": _timestamp(now),
+            "data": data,
+        }
+    )
+    updated = WebhookEvent.objects.filter(pk=event_id, type=type, attempts=0).update(
+        body=body, payload=json.loads(body), updated_at=now
+    )
+    return bool(updated)
 
 
 # --- sending --------------------------------------------------------------------------------------

@@ -313,6 +313,16 @@ WALLET_OTP_CHALLENGES_PER_WINDOW = env_int("WALLET_OTP_CHALLENGES_PER_WINDOW", d
 WALLET_OTP_CHALLENGE_WINDOW_SECONDS = env_int("WALLET_OTP_CHALLENGE_WINDOW_SECONDS", default=600)
 WALLET_SANDBOX_SLOW_SECONDS = env_int("WALLET_SANDBOX_SLOW_SECONDS", default=5)  # `slow-wallet` switch
 
+# Strong Customer Authentication (payments/sca.py; README "Strong Customer Authentication").
+SCA_CHALLENGE_SECONDS = env_int("SCA_CHALLENGE_SECONDS", default=300)
+SCA_SESSION_DAYS = env_int("SCA_SESSION_DAYS", default=180)
+SCA_MAX_FAILED_ATTEMPTS = env_int("SCA_MAX_FAILED_ATTEMPTS", default=5)
+SCA_LOCK_SECONDS = env_int("SCA_LOCK_SECONDS", default=900)
+SCA_RESEND_COOLDOWN_SECONDS = env_int("SCA_RESEND_COOLDOWN_SECONDS", default=30)
+SCA_CODES_PER_CHALLENGE = env_int("SCA_CODES_PER_CHALLENGE", default=5)
+SCA_LOGIN_CODES_PER_WINDOW = env_int("SCA_LOGIN_CODES_PER_WINDOW", default=5)
+SCA_LOGIN_CODE_WINDOW_SECONDS = env_int("SCA_LOGIN_CODE_WINDOW_SECONDS", default=600)
+
 # The end-user portal (wallets/portal/; README "Portal"): an integrator of the service, over HTTP.
 PORTAL_SERVICE_BASE_URL = os.environ.get(
     "PORTAL_SERVICE_BASE_URL", f"http://127.0.0.1:{os.environ.get('PORT', '8000')}/{API_PREFIX.rstrip('/')}"

@@ -7,10 +7,13 @@ no `Request-Id`). It is the only wallets function payments may call.
 
 from __future__ import annotations
 
+import datetime as dt
 from uuid import UUID
 
 from django.conf import settings
 
+from payments import clock
+from payments.query_plans import plan_first  # the stamp check runs on every embedded-wallet execute
 from wallets.crypto import StampInvalid, StampMalformed, same_point, stamp_verify
 from wallets.errors import WalletSignatureInvalid, WalletSignatureMalformed, WalletSignatureMissing
 from wallets.models import AuthSession
@@ -34,10 +37,16 @@ def wallet_stamp_verify(*, internal_account_id: UUID, payload: str, header: str 
     except StampInvalid:
         raise WalletSignatureInvalid("The signature does not verify over payloadToSign") from None
     # Session keys are stored canonical (compressed), so this lookup is already a point comparison.
-    stored = list(
-        AuthSession.objects.active()
-        .filter(account_id=internal_account_id, public_key=verified.public_key_hex_compressed)
-        .values_list("public_key", flat=True)[:1]
+    session = plan_first(
+        "wallet-stamp-session",
+        _active_sessions,
+        internal_account_id,
+        verified.public_key_hex_compressed,
+        clock.now(),
     )
-    if not stored or not same_point(stored[0], verified.public_key):
+    if session is None or not same_point(session.public_key, verified.public_key):
         raise WalletSignatureInvalid("The stamp's key is not the key of an active session of this wallet")
+
+
+def _active_sessions(account_id: UUID, public_key: str, now: dt.datetime):
+    return AuthSession.objects.active(at=now).filter(account_id=account_id, public_key=public_key)[:1]

@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from payments import currencies, ids
 from payments.accounts import account_balance, customer_internal_account_list, platform_internal_account_list
-from payments.api.fields import PublicIdField, UtcDateTimeField
+from payments.api.fields import PublicIdField, UtcDateTimeField, utc_timestamp
 from payments.api.kyc_shapes import PAGE_PARAMETERS, page_of
 from payments.api.pagination import paginate
 from payments.api.parsing import parse_query
@@ -45,28 +45,34 @@ class InternalAccountSerializer(serializers.Serializer):
     updatedAt = UtcDateTimeField(source="updated_at")
 
     def to_representation(self, account: InternalAccount) -> dict[str, Any]:
-        currency = currencies.get(account.currency)
-        amount = {
-            "amount": account_balance(account),
-            "currency": currency.as_dict() if currency else {"code": account.currency},
-        }
-        data: dict[str, Any] = {"id": account.public_id}
-        if account.customer_id:
-            data["customerId"] = ids.render("Customer", account.customer_id)
-        data.update(
-            type=account.type,
-            status=account.status,
-            balance=amount,
-            # Holds and pending funds arrive with the ledger; until then both balances are the same.
-            totalBalance=dict(amount),
-            # Funding instructions are issued with the payment rails (money-movement issue).
-            fundingPaymentInstructions=[],
-        )
-        if account.is_embedded_wallet:
-            data["privateEnabled"] = account.private_enabled
-        data["createdAt"] = self.fields["createdAt"].to_representation(account.created_at)
-        data["updatedAt"] = self.fields["updatedAt"].to_representation(account.updated_at)
-        return data
+        return render_internal_account(account)
+
+
+def render_internal_account(account: InternalAccount, *, balance: int | None = None) -> dict[str, Any]:
+    """The reference's InternalAccount; `balance` when the caller already read the balance row (the
+    ledger's BALANCE_UPDATED events, which render without building a serializer)."""
+    currency = currencies.get(account.currency)
+    amount = {
+        "amount": account_balance(account) if balance is None else balance,
+        "currency": currency.as_dict() if currency else {"code": account.currency},
+    }
+    data: dict[str, Any] = {"id": account.public_id}
+    if account.customer_id:
+        data["customerId"] = ids.render("Customer", account.customer_id)
+    data.update(
+        type=account.type,
+        status=account.status,
+        balance=amount,
+        # Holds and pending funds arrive with the ledger; until then both balances are the same.
+        totalBalance=dict(amount),
+        # Funding instructions are issued with the payment rails (money-movement issue).
+        fundingPaymentInstructions=[],
+    )
+    if account.is_embedded_wallet:
+        data["privateEnabled"] = account.private_enabled
+    data["createdAt"] = utc_timestamp(account.created_at)
+    data["updatedAt"] = utc_timestamp(account.updated_at)
+    return data
 
 
 InternalAccountListResponseSerializer = page_of(InternalAccountSerializer, "InternalAccountListResponse")

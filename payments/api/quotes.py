@@ -1,4 +1,4 @@
-"""`/quotes`: create, read, execute (and the SCA authorize endpoints, which answer 409 here)."""
+"""`/quotes`: create, read, execute. The SCA authorize endpoints live in `payments.api.sca`."""
 
 from __future__ import annotations
 
@@ -26,9 +26,11 @@ from payments.api.money_shapes import (
     timestamp,
 )
 from payments.api.parsing import ApiSerializer, parse_body
-from payments.errors import Conflict
+from payments.api.sca_shapes import ScaChallengeSerializer, render_sca_challenge
 from payments.models import Quote
 from payments.quotes import QuoteRequest, quote_create, quote_execute, quote_get
+from payments.sca import NOT_COMPLETED as SCA_NOT_COMPLETED
+from payments.sca import sca_challenge_view
 
 TAGS = ["Cross-Currency Transfers"]
 PURPOSES = [
@@ -133,6 +135,7 @@ def quote_request(body: Mapping[str, Any]) -> QuoteRequest:
         platform_fee_override=body.get("platformFeeOverride"),
         lookup_id=body.get("lookupId"),
         sender_customer_info=body.get("senderCustomerInfo") or {},
+        sca_factor=body.get("scaFactor"),
     )
 
 
@@ -159,13 +162,19 @@ def render_quote(quote: Quote) -> dict[str, Any]:
         "feesIncluded": quote.fees_included,
         "platformFeesIncluded": quote.platform_fees_included,
     }
-    withheld = (
-        quote.status == Quote.Status.PENDING_AUTHORIZATION and quote.source_kind == Quote.SourceKind.REALTIME
+    # Realtime funding under SCA: no instructions until every challenge is authorized (or ever, when
+    # the challenges lapsed).
+    withheld = quote.source_kind == Quote.SourceKind.REALTIME and (
+        quote.status == Quote.Status.PENDING_AUTHORIZATION
+        or quote.transaction.failure_reason == SCA_NOT_COMPLETED
     )
     if quote.payment_instructions and not withheld:
         data["paymentInstructions"] = quote.payment_instructions
     data["transactionId"] = quote.transaction.public_id
     data["rateDetails"] = quote.rate_details
+    challenge = sca_challenge_view(quote)  # a query only while PENDING_AUTHORIZATION
+    if challenge is not None:
+        data["scaChallenge"] = render_sca_challenge(challenge)
     return data
 
 
@@ -189,6 +198,9 @@ class QuoteSerializer(serializers.Serializer):
     transactionId = serializers.CharField()
     counterpartyInformation = serializers.DictField(required=False)
     rateDetails = RateDetailsSerializer(required=False)
+    scaChallenge = ScaChallengeSerializer(
+        required=False, help_text="Only while PENDING_AUTHORIZATION (customers in an SCA region)"
+    )
 
     class Meta:
         ref_name = "Quote"
@@ -214,7 +226,7 @@ class QuoteCreateApi(APIView):
         operation_id="createQuote",
         parameters=[IDEMPOTENCY_KEY],
         request=QuoteCreateSerializer,
-        responses={201: QuoteSerializer},
+        responses={201: QuoteSerializer, 202: QuoteSerializer},
         tags=TAGS,
     )
     def post(self, request: Request) -> Response:
@@ -224,7 +236,9 @@ class QuoteCreateApi(APIView):
             request=quote_request(body),
             idempotency_key=idempotency_key(request),
         )
-        return Response(render_quote(quote), status=201)
+        # 202: created but waiting for Strong Customer Authentication (the reference's answer).
+        status = 202 if quote.status == Quote.Status.PENDING_AUTHORIZATION else 201
+        return Response(render_quote(quote), status=status)
 
 
 class QuoteDetailApi(APIView):
@@ -245,51 +259,12 @@ class QuoteExecuteApi(APIView):
         tags=TAGS,
     )
     def post(self, request: Request, quoteId: str) -> Response:
-        parse_body(ExecuteQuoteSerializer, request.data or {})
+        body = parse_body(ExecuteQuoteSerializer, request.data or {})
         quote = quote_execute(
             platform=request.auth.platform,
             quote_id=ids.parse("Quote", quoteId),
             idempotency_key=idempotency_key(request) or None,
             wallet_signature=request.headers.get("Service-Wallet-Signature"),
+            sca_factor=body.get("scaFactor"),
         )
         return Response(render_quote(quote))
-
-
-def _no_sca(request: Request, quote_id: str) -> Conflict:
-    quote = quote_get(platform=request.auth.platform, quote_id=ids.parse("Quote", quote_id))
-    return Conflict(
-        "Strong Customer Authentication does not apply to this quote: no challenge is pending "
-        "(SCA applies to customers in SCA-regulated regions only)",
-        quoteId=quote.public_id,
-        status=quote.status,
-    )
-
-
-class QuoteAuthorizeApi(APIView):
-    required_permissions = {"POST": "TRANSACT"}
-
-    @extend_schema(
-        operation_id="authorizeQuote",
-        parameters=[_ID],
-        request=None,
-        responses={409: None},
-        tags=TAGS,
-        description="Always 409 here: no customer is in an SCA region, so no quote awaits authorization.",
-    )
-    def post(self, request: Request, quoteId: str) -> Response:
-        raise _no_sca(request, quoteId)
-
-
-class QuoteAuthorizeResendApi(APIView):
-    required_permissions = {"POST": "TRANSACT"}
-
-    @extend_schema(
-        operation_id="resendQuoteScaCode",
-        parameters=[_ID],
-        request=None,
-        responses={409: None},
-        tags=TAGS,
-        description="Always 409 here: no SCA challenge is ever pending.",
-    )
-    def post(self, request: Request, quoteId: str) -> Response:
-        raise _no_sca(request, quoteId)

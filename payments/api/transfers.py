@@ -19,6 +19,7 @@ from payments.api.quotes import PURPOSES
 from payments.api.transactions import TransactionOneOf, render_transaction
 from payments.errors import BadRequest
 from payments.quotes import QuoteRequest, quote_create
+from payments.transfers import transfer_in_amount, transfer_out_amount
 
 TAGS = ["Same-Currency Transfers"]
 
@@ -35,13 +36,25 @@ class DestinationReferenceSerializer(ApiSerializer):
 class TransferInSerializer(ApiSerializer):
     source = AccountReferenceSerializer(help_text="The external account to pull from")
     destination = AccountReferenceSerializer(help_text="The internal account to credit")
-    amount = serializers.IntegerField(min_value=1, max_value=10**15)
+    amount = serializers.IntegerField(
+        min_value=1,
+        max_value=10**15,
+        required=False,
+        help_text="Optional in the reference, but a pull needs it: the external account's balance is not "
+        "known here (400 INVALID_INPUT without it)",
+    )
 
 
 class TransferOutSerializer(ApiSerializer):
     source = AccountReferenceSerializer(help_text="The internal account to debit")
     destination = DestinationReferenceSerializer(help_text="The external account to pay")
-    amount = serializers.IntegerField(min_value=1, max_value=10**15)
+    amount = serializers.IntegerField(
+        min_value=1,
+        max_value=10**15,
+        required=False,
+        help_text="Without it, the source account's whole available balance is sent (400 "
+        "INSUFFICIENT_FUNDS when that is zero)",
+    )
     remittanceInformation = serializers.CharField(required=False, allow_blank=True, max_length=80)
     purposeOfPayment = serializers.ChoiceField(choices=PURPOSES, required=False)
 
@@ -53,6 +66,15 @@ def _transfer(request: Request, body: dict[str, Any], *, source_kind: str, desti
             f"The source must be an {source_kind} and the destination an {destination_kind}",
             field="source.accountId" if not source.startswith(f"{source_kind}:") else "destination.accountId",
         )
+    if source_kind == "ExternalAccount":
+        amount = transfer_in_amount(amount=body.get("amount"))
+    else:
+        amount = transfer_out_amount(
+            platform=request.auth.platform,
+            source_account_id=source,
+            amount=body.get("amount"),
+            idempotency_key=idempotency_key(request),
+        )
     wire_destination = {"destinationType": "ACCOUNT", "accountId": destination}
     if body["destination"].get("paymentRail"):
         wire_destination["paymentRail"] = body["destination"]["paymentRail"]
@@ -62,7 +84,7 @@ def _transfer(request: Request, body: dict[str, Any], *, source_kind: str, desti
             source={"sourceType": "ACCOUNT", "accountId": source},
             destination=wire_destination,
             locked_side="SENDING",
-            locked_amount=body["amount"],
+            locked_amount=amount,
             immediately_execute=True,
             remittance_information=body.get("remittanceInformation", ""),
             purpose_of_payment=body.get("purposeOfPayment", ""),
@@ -101,8 +123,9 @@ class TransferOutApi(APIView):
         responses={201: TransactionOneOf},
         tags=TAGS,
         deprecated=True,
-        description="Pay from an internal account to an external account of the same currency. Deprecated: "
-        "use POST /quotes with immediatelyExecute.",
+        description="Pay from an internal account to an external account of the same currency; without "
+        "`amount`, the source account's whole available balance. Deprecated: use POST /quotes with "
+        "immediatelyExecute.",
     )
     def post(self, request: Request) -> Response:
         body = parse_body(TransferOutSerializer, request.data)

@@ -14,15 +14,22 @@ from payments.api.external_accounts import (
 )
 from payments.api.internal_accounts import CustomerInternalAccountListApi, PlatformInternalAccountListApi
 from payments.api.kyc_links import CustomerKycLinkApi
-from payments.api.quotes import (
-    QuoteAuthorizeApi,
-    QuoteAuthorizeResendApi,
-    QuoteCreateApi,
-    QuoteDetailApi,
-    QuoteExecuteApi,
-)
+from payments.api.quotes import QuoteCreateApi, QuoteDetailApi, QuoteExecuteApi
 from payments.api.receivers import ReceiverExternalAccountLookupApi, ReceiverUmaLookupApi
 from payments.api.sandbox import SandboxFundApi, SandboxSendApi, SandboxUmaReceiveApi
+from payments.api.sca import (
+    QuoteAuthorizeApi,
+    QuoteAuthorizeResendApi,
+    ScaFactorConfirmApi,
+    ScaFactorDeleteApi,
+    ScaFactorListEnrollApi,
+    ScaFactorResetApi,
+    ScaFactorResetCompleteApi,
+    ScaFactorResetDetailApi,
+    ScaLoginCompleteApi,
+    ScaLoginStartApi,
+    ScaRecordEventApi,
+)
 from payments.api.tokens import TokenDetailApi, TokenListCreateApi
 from payments.api.transactions import (
     TransactionApproveApi,
@@ -98,6 +105,22 @@ urlpatterns = [
         QuoteAuthorizeResendApi.as_view(),
         name="quote-authorize-resend",
     ),
+    # Strong Customer Authentication (fixed sca/factors/... paths before sca/factors/<credentialId>).
+    path("sca/factors", ScaFactorListEnrollApi.as_view(), name="sca-factors"),
+    path("sca/factors/confirm", ScaFactorConfirmApi.as_view(), name="sca-factor-confirm"),
+    path("sca/factors/reset", ScaFactorResetApi.as_view(), name="sca-factor-reset"),
+    path(
+        "sca/factors/reset/<str:resetId>", ScaFactorResetDetailApi.as_view(), name="sca-factor-reset-detail"
+    ),
+    path(
+        "sca/factors/reset/<str:resetId>/complete",
+        ScaFactorResetCompleteApi.as_view(),
+        name="sca-factor-reset-complete",
+    ),
+    path("sca/factors/<str:credentialId>", ScaFactorDeleteApi.as_view(), name="sca-factor-delete"),
+    path("sca/login/start", ScaLoginStartApi.as_view(), name="sca-login-start"),
+    path("sca/login/complete", ScaLoginCompleteApi.as_view(), name="sca-login-complete"),
+    path("sca/record-event", ScaRecordEventApi.as_view(), name="sca-record-event"),
     path("transactions", TransactionListApi.as_view(), name="transaction-list"),
     path("transactions/<str:transactionId>", TransactionDetailApi.as_view(), name="transaction-detail"),
     path(

@@ -323,6 +323,22 @@ class AuthSession(Session):
 
 
 @record
+class ScaChallenge:
+    """The Strong Customer Authentication step a quote waits for (`PENDING_AUTHORIZATION`). Satisfy
+    it with `quotes.authorize`; the quote may then carry the next one (a new `id`). `purpose` is an
+    informational label (e.g. CURRENCY_CONVERSION, PAYOUT); never branch on it."""
+
+    id: str
+    expires_at: dt.datetime
+    factor: str  # SMS_OTP or PASSKEY
+    available_factors: list[str]
+    purpose: str | None = None
+    passkey_assertion_options: dict[str, Any] | None = None  # WebAuthn request options (JSON form)
+    passkey_allowed_origins: list[str] | None = None
+    raw: dict[str, Any] = _raw()
+
+
+@record
 class Quote:
     id: str
     status: str  # PENDING, PENDING_AUTHORIZATION, PROCESSING, COMPLETED, FAILED, EXPIRED
@@ -340,7 +356,7 @@ class Quote:
     transaction_id: str | None = None
     counterparty_information: dict[str, Any] | None = None
     rate_details: dict[str, Any] | None = None
-    sca_challenge: dict[str, Any] | None = None
+    sca_challenge: ScaChallenge | None = None
     created_at: dt.datetime | None = None
     raw: dict[str, Any] = _raw()
 
@@ -404,4 +420,48 @@ class ReceiverLookup:
     required_payer_data_fields: list[dict[str, Any]] | None = None
     receiver_uma_address: str | None = None
     account_id: str | None = None
+    raw: dict[str, Any] = _raw()
+
+
+# --- Strong Customer Authentication -----------------------------------------------------------
+
+
+@record
+class ScaFactor:
+    """An enrolled SCA factor; `credential_id` names a PASSKEY (pass it to `sca.delete_factor`)."""
+
+    factor: str
+    credential_id: str | None = None
+    name: str | None = None
+    raw: dict[str, Any] = _raw()
+
+
+@record
+class PasskeyEnrollment:
+    """`options` go to `navigator.credentials.create` (WebAuthn JSON form); confirm with the result."""
+
+    type: str
+    options: dict[str, Any]
+    allowed_origins: list[str]
+    relying_party_id: str
+    raw: dict[str, Any] = _raw()
+
+
+@record
+class ScaLoginStart:
+    """SMS_OTP: `challenge_id` (send it back with the code). PASSKEY: `passkey_options`."""
+
+    factor: str
+    challenge_id: str | None = None
+    expires_at: dt.datetime | None = None
+    passkey_options: dict[str, Any] | None = None
+    allowed_origins: list[str] | None = None
+    relying_party_id: str | None = None
+    raw: dict[str, Any] = _raw()
+
+
+@record
+class ScaLoginComplete:
+    status: str  # SUCCESS
+    session_expires_at: dt.datetime | None = None
     raw: dict[str, Any] = _raw()

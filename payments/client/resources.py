@@ -24,9 +24,13 @@ from payments.client.models import (
     KycLink,
     Page,
     PasskeyChallenge,
+    PasskeyEnrollment,
     PlatformConfig,
     Quote,
     ReceiverLookup,
+    ScaFactor,
+    ScaLoginComplete,
+    ScaLoginStart,
     Session,
     Transaction,
     WalletExport,
@@ -491,6 +495,110 @@ class Quotes(_Group):
             "POST", f"quotes/{segment(quote_id)}/execute", json_body=body, headers=headers
         )
         return from_wire(Quote, json_of(response))
+
+    def authorize(
+        self,
+        quote: Quote | str,
+        *,
+        code: str | None = None,
+        passkey_assertion: dict[str, Any] | None = None,
+        origin: str | None = None,
+        end_user_ip_address: str | None = None,
+    ) -> Quote:
+        """Satisfy the quote's current `sca_challenge` (customers in an SCA region): the SMS `code`,
+        or a `passkey_assertion` (`credential.toJSON()` of `navigator.credentials.get` run with the
+        challenge's `passkey_assertion_options`) with the `origin` it ran on. The answer may still be
+        PENDING_AUTHORIZATION with the next challenge: loop until it is not. Raises Conflict with
+        code SCA_SESSION_REQUIRED when the customer needs an SCA login (`sca.login_start`) first."""
+        quote_id = quote if isinstance(quote, str) else quote.id
+        body = wire(
+            {
+                "code": code,
+                "passkey_assertion": passkey_assertion,
+                "origin": origin,
+                "end_user_ip_address": end_user_ip_address,
+            }
+        )
+        response = self._t.call("POST", f"quotes/{segment(quote_id)}/authorize", json_body=body)
+        return from_wire(Quote, json_of(response))
+
+    def resend_authorization_code(self, quote: Quote | str) -> None:
+        """A new SMS code for the current SMS_OTP challenge (same challenge and `expires_at`). Too
+        soon after the last one raises RateLimited with `retry_after` (unless the client waits it
+        out under its `rate_limit_retries`)."""
+        quote_id = quote if isinstance(quote, str) else quote.id
+        self._t.call("POST", f"quotes/{segment(quote_id)}/authorize/resend")
+
+
+class Sca(_Group):
+    """Strong Customer Authentication of a customer in an SCA region (EU/EEA): factors and the SCA
+    login that opens the session `quotes.authorize` needs. Outside a region every call raises
+    Conflict."""
+
+    def factors(self, customer_id: str) -> list[ScaFactor]:
+        body = self._get("sca/factors", customerId=customer_id)
+        if not isinstance(body, dict) or not isinstance(body.get("factors"), list):
+            raise UnexpectedResponse("expected {factors: [...]}", body=body)
+        return [from_wire(ScaFactor, item) for item in body["factors"]]
+
+    def start_passkey_enrollment(self, customer_id: str) -> PasskeyEnrollment:
+        """Registration options for the customer's passkey (one per customer: Conflict with code
+        PASSKEY_ALREADY_ENROLLED when there is one)."""
+        response = self._t.call(
+            "POST", "sca/factors", params=query(customerId=customer_id), json_body={"type": "PASSKEY"}
+        )
+        return from_wire(PasskeyEnrollment, json_of(response))
+
+    def confirm_passkey_enrollment(
+        self, customer_id: str, *, credential: dict[str, Any], origin: str, name: str | None = None
+    ) -> ScaFactor:
+        """`credential`: `credential.toJSON()` of `navigator.credentials.create`, run on `origin`."""
+        body = wire({"type": "PASSKEY", "credential": credential, "origin": origin, "name": name})
+        response = self._t.call(
+            "POST", "sca/factors/confirm", params=query(customerId=customer_id), json_body=body
+        )
+        data = json_of(response)
+        if not isinstance(data, dict):
+            raise UnexpectedResponse("expected a JSON object", body=data)
+        return from_wire(ScaFactor, data.get("factor"))
+
+    def delete_factor(self, customer_id: str, credential_id: str) -> None:
+        self._t.call("DELETE", f"sca/factors/{segment(credential_id)}", params=query(customerId=customer_id))
+
+    def login_start(self, customer_id: str, factor: str = "SMS_OTP") -> ScaLoginStart:
+        """SMS_OTP sends a code; PASSKEY answers request options for `navigator.credentials.get`."""
+        response = self._t.call(
+            "POST", "sca/login/start", params=query(customerId=customer_id), json_body={"factor": factor}
+        )
+        return from_wire(ScaLoginStart, json_of(response))
+
+    def login_complete(
+        self,
+        customer_id: str,
+        *,
+        factor: str,
+        end_user_ip_address: str,
+        challenge_id: str | None = None,
+        code: str | None = None,
+        passkey_assertion: dict[str, Any] | None = None,
+        origin: str | None = None,
+    ) -> ScaLoginComplete:
+        """The proof of the started login; on success the customer's SCA session runs about 180 days
+        (`session_expires_at`)."""
+        body = wire(
+            {
+                "factor": factor,
+                "end_user_ip_address": end_user_ip_address,
+                "challenge_id": challenge_id,
+                "code": code,
+                "passkey_assertion": passkey_assertion,
+                "origin": origin,
+            }
+        )
+        response = self._t.call(
+            "POST", "sca/login/complete", params=query(customerId=customer_id), json_body=body
+        )
+        return from_wire(ScaLoginComplete, json_of(response))
 
 
 class Transactions(_Group):

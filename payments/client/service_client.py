@@ -71,6 +71,7 @@ class ServiceClient:
         self.credentials = resources.Credentials(t, self)
         self.sessions = resources.Sessions(t, self)
         self.quotes = resources.Quotes(t, self)
+        self.sca = resources.Sca(t, self)
         self.transactions = resources.Transactions(t, self)
         self.sandbox = resources.Sandbox(t, self)
         self.exchange_rates = resources.ExchangeRates(t, self)

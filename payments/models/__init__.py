@@ -17,6 +17,7 @@ from payments.models.external_accounts import (
 from payments.models.ledger import LedgerAccount, LedgerJournal, LedgerPosting
 from payments.models.platforms import ApiToken, Platform
 from payments.models.quotes import Quote, QuoteStatus, ReceiverLookup
+from payments.models.sca import ScaChallenge, ScaChallengeStatus, ScaFactor, ScaPasskey, ScaProfile
 from payments.models.service_keys import ServiceKey
 from payments.models.transactions import Transaction, TransactionStatus
 from payments.models.webhooks import WebhookAttempt, WebhookEvent
@@ -42,6 +43,11 @@ __all__ = [
     "Quote",
     "QuoteStatus",
     "ReceiverLookup",
+    "ScaChallenge",
+    "ScaChallengeStatus",
+    "ScaFactor",
+    "ScaPasskey",
+    "ScaProfile",
     "ServiceKey",
     "Transaction",
     "TransactionStatus",

@@ -17,6 +17,7 @@ FAILURE_SENTENCES = {
     "ACCOUNT_CANNOT_RECEIVE": "The receiving account cannot accept this payment.",
     "ACCOUNT_INVALID": "The receiving account details are not valid, or the account is closed.",
     "COMPLIANCE_REJECTED": "The payment was stopped by a compliance check.",
+    "SCA_NOT_COMPLETED": "The payment was not approved in time, so nothing was sent. Please start it again.",
 }
 
 

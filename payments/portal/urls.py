@@ -1,6 +1,6 @@
 from django.urls import path
 
-from payments.portal import views
+from payments.portal import sca, views
 
 app_name = "payments"
 
@@ -12,4 +12,25 @@ urlpatterns = [
     path("quotes/<str:quote_id>/", views.quote_confirm_view, name="quote-confirm"),
     path("quotes/<str:quote_id>/requote/", views.quote_requote_view, name="quote-requote"),
     path("transactions/<str:transaction_id>/", views.transaction_status_view, name="transaction-status"),
+    # Strong Customer Authentication: a payment's approval steps, the SCA login, the payment passkey.
+    path("quotes/<str:quote_id>/authorize/", sca.quote_authorize_view, name="quote-authorize"),
+    path(
+        "quotes/<str:quote_id>/authorize/passkey/",
+        sca.quote_authorize_passkey_view,
+        name="quote-authorize-passkey",
+    ),
+    path(
+        "quotes/<str:quote_id>/authorize/resend/",
+        sca.quote_authorize_resend_view,
+        name="quote-authorize-resend",
+    ),
+    path("payment-security/", sca.sca_security_view, name="sca-security"),
+    path("payment-security/passkey/", sca.sca_passkey_add_view, name="sca-passkey-add"),
+    path("payment-security/passkey/remove/", sca.sca_passkey_remove_view, name="sca-passkey-remove"),
+    path("payment-security/confirm/", sca.sca_login_view, name="sca-login"),
+    path("payment-security/confirm/code/", sca.sca_login_code_view, name="sca-login-code"),
+    path(
+        "payment-security/confirm/code/resend/", sca.sca_login_code_resend_view, name="sca-login-code-resend"
+    ),
+    path("payment-security/confirm/passkey/", sca.sca_login_passkey_view, name="sca-login-passkey"),
 ]

@@ -22,6 +22,7 @@ from payments.client import (
     ServiceError,
     Transaction,
 )
+from payments.portal import sca_steps
 from payments.portal.forms import BANK_FIELD_NAMES, RequoteForm, SendForm
 from payments.portal.money import TERMINAL_STATUSES, minor_units
 from wallets.portal.auth import current_account, portal_login_required, reauth_redirect
@@ -153,7 +154,7 @@ def _saved_accounts(client: ServiceClient, account: PortalAccount) -> list[Any]:
 
 def _label(external: Any) -> str:
     info = external.account_info
-    number = info.get("accountNumber") or info.get("iban") or info.get("address") or ""
+    number = next((info[k] for k in ("accountNumber", "iban", "clabeNumber", "address") if info.get(k)), "")
     holder = (info.get("beneficiary") or {}).get("fullName", "")
     return f"{external.currency} ·· {number[-4:]} {holder}".strip()
 
@@ -268,7 +269,7 @@ def _quote_context(request: HttpRequest, quote: Quote, **extra: Any) -> dict[str
         "quote": quote,
         "seconds_left": seconds_left,
         "lapsed": lapsed,
-        "needs_sca": quote.status == "PENDING_AUTHORIZATION",
+        **sca_steps.sca_context(request, quote),  # the approval step while PENDING_AUTHORIZATION
         "locked_side": request.session.get(_QUOTE_SIDES, {}).get(quote.id, "SENDING"),
         **extra,
     }
@@ -289,7 +290,12 @@ def quote_confirm_view(request: HttpRequest, quote_id: str) -> HttpResponse:
             if signer is None:
                 return reauth_redirect(request, here)
             try:
-                quote = client.quotes.execute(quote, signer=signer, idempotency_key=f"portal:{quote.id}")
+                quote = client.quotes.execute(
+                    quote,
+                    signer=signer,
+                    idempotency_key=f"portal:{quote.id}",
+                    sca_factor=sca_steps.preferred_factor(request),
+                )
             except ServiceError as exc:
                 if session_key_rejected(request, exc):
                     return reauth_redirect(request, here)

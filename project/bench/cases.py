@@ -130,6 +130,43 @@ MICROS = [
 
 
 @dataclass(frozen=True)
+class Timed:
+    """Server time of one portal action, timed in process (after the HTTP cases, with the server still
+    running: the portal's views run in the runner and call that server through the client).
+    `prepare(creds, base_url, calls)` (Django set up) returns the action, ready to run `calls` times;
+    each call performs it once and returns the seconds the server spent on each of its steps. The runner reports p50 and p99 of the
+    total in ms (and each step's p50); the ratio is the baseline's p50 ÷ own p50."""
+
+    name: str
+    baseline: str | None
+    prepare: Callable[[dict, str, int], Callable[[], dict[str, float]]]
+    calls: int
+
+
+def _portal(name: str) -> Callable[[dict, str, int], Callable[[], dict[str, float]]]:
+    """A preparer from project/bench/portal.py (imported when the runner calls it, Django set up)."""
+
+    def prepare(creds: dict, base_url: str, calls: int) -> Callable[[], dict[str, float]]:
+        from project.bench import portal
+
+        return getattr(portal, name)(creds, base_url, calls)
+
+    return prepare
+
+
+CLIENT_QUOTE_GET = "client: GET /quotes/{id}"
+CLIENT_OTP_LOGIN = "client: OTP login (challenge, verify + retry)"
+
+PORTAL_TIMINGS = [
+    Timed(CLIENT_QUOTE_GET, None, _portal("quote_get_client_only"), calls=300),
+    Timed("portal: quote confirmation page", CLIENT_QUOTE_GET, _portal("quote_page"), calls=300),
+    Timed("portal: quote confirmation, Confirm", None, _portal("quote_confirm"), calls=60),
+    Timed(CLIENT_OTP_LOGIN, None, _portal("otp_login_client_only"), calls=60),
+    Timed("portal: OTP login round trip", CLIENT_OTP_LOGIN, _portal("otp_login"), calls=60),
+]
+
+
+@dataclass(frozen=True)
 class Throughput:
     """A measurement wrk cannot take: `run` does the work itself (after the HTTP cases, with the server
     stopped) and returns at least {"per_second": float}."""

@@ -4,6 +4,7 @@ loopback, print requests/s, p50 and p99 per case and each case's ratio to its fl
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -19,6 +20,9 @@ PORT = int(os.environ.get("BENCH_PORT", "8799"))
 DURATION = int(os.environ.get("BENCH_SECONDS", "8"))
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
 RESULTS = ROOT / "bench-results.json"
+# Comma-separated parts of case names (e.g. "execute"): run only those cases, their floors and the
+# micro-benchmarks/throughputs whose names match; the results file is then left alone.
+SELECTION = [part.strip().lower() for part in os.environ.get("BENCH_CASES", "").split(",") if part.strip()]
 
 
 def _environment() -> dict[str, str]:
@@ -64,10 +68,19 @@ def _prepare_database() -> dict:
 
 
 def _wait_for_port(deadline: float) -> None:
+    """Until a worker answers (the port opens before the workers have loaded Django; on a busy machine
+    that takes seconds, and a case started then measures nothing)."""
     while time.monotonic() < deadline:
         with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", PORT)) == 0:
-                return
+            sock.settimeout(2)
+            try:
+                sock.connect(("127.0.0.1", PORT))
+                sock.sendall(f"GET /bench/drf HTTP/1.0\r\nHost: 127.0.0.1:{PORT}\r\n\r\n".encode())
+                if sock.recv(12).endswith(b"200"):
+                    time.sleep(1)  # the other worker
+                    return
+            except OSError:
+                pass
         time.sleep(0.2)
     sys.exit("the benchmark server did not start")
 
@@ -153,6 +166,8 @@ def _micro_us_per_call(operation, calls: int | None) -> float:
 
 
 def _micro_benchmarks(micros, creds: dict, results: dict) -> None:
+    if not micros:
+        return
     print(f"{'in-process micro-benchmark':44} {'µs/op':>9} {'ops/s':>9} {'ratio':>7}  baseline", flush=True)
     for micro in micros:
         us = _micro_us_per_call(micro.prepare(creds), micro.calls)
@@ -166,6 +181,54 @@ def _micro_benchmarks(micros, creds: dict, results: dict) -> None:
     print(flush=True)
 
 
+def _selected(items: list) -> list:
+    """The items whose names match BENCH_CASES, with the chain of floors each is measured against."""
+    if not SELECTION:
+        return items
+    by_name = {item.name: item for item in items}
+    wanted = {item.name for item in items if any(part in item.name.lower() for part in SELECTION)}
+    for name in list(wanted):
+        while getattr(by_name[name], "floor", None) or getattr(by_name[name], "baseline", None):
+            name = getattr(by_name[name], "floor", None) or by_name[name].baseline
+            wanted.add(name)
+    return [item for item in items if item.name in wanted]
+
+
+def _percentile(values: list[float], q: float) -> float:
+    """Nearest rank: with few samples, p99 is (close to) the slowest."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def _portal_timings(timings, creds: dict, results: dict) -> None:
+    """Server time of the portal's pages, in process, against the running server (cases.Timed)."""
+    if not timings:
+        return
+    print(f"\n{'portal server time (in process)':44} {'calls':>9} {'p50 ms':>8} {'p99 ms':>8} {'ratio':>7}")
+    for timing in timings:
+        action = timing.prepare(creds, f"http://127.0.0.1:{PORT}", timing.calls)
+        action()  # warm-up: first connections, template loading
+        samples = [action() for _ in range(timing.calls - 1)]
+        totals = [sum(steps.values()) * 1000 for steps in samples]
+        result = {
+            "calls": len(samples),
+            "p50_ms": round(_percentile(totals, 0.5), 2),
+            "p99_ms": round(_percentile(totals, 0.99), 2),
+            "steps_p50_ms": {
+                step: round(_percentile([s[step] * 1000 for s in samples], 0.5), 2) for step in samples[0]
+            },
+        }
+        if timing.baseline:
+            result["baseline"] = timing.baseline
+            result["ratio"] = round(results[timing.baseline]["p50_ms"] / result["p50_ms"], 3)
+        results[timing.name] = result
+        ratio = f"{result['ratio']:.2f}" if "ratio" in result else ""
+        print(
+            f"{timing.name:44} {result['calls']:9d} {result['p50_ms']:8.2f} {result['p99_ms']:8.2f} {ratio:>7}",
+            flush=True,
+        )
+
+
 def main() -> None:
     os.chdir(ROOT)
     env = _environment()
@@ -173,10 +236,10 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     wrk = _ensure_wrk()
     creds = _prepare_database()
-    from project.bench.cases import CASES, FLOORS, MICROS, THROUGHPUTS
+    from project.bench.cases import CASES, FLOORS, MICROS, PORTAL_TIMINGS, THROUGHPUTS
 
     results: dict[str, dict] = {}
-    _micro_benchmarks(MICROS, creds, results)  # first, while nothing else runs
+    _micro_benchmarks(_selected(MICROS), creds, results)  # first, while nothing else runs
     server = subprocess.Popen(
         [
             str(Path(sys.executable).parent / "gunicorn"),
@@ -197,7 +260,7 @@ def main() -> None:
     try:
         _wait_for_port(time.monotonic() + 30)
         print(f"{'case':44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'ratio':>7} {'target':>7}", flush=True)
-        for case in FLOORS + CASES:
+        for case in _selected(FLOORS + CASES):
             load = case.prepare(creds)
             _wrk(wrk, load, 2)  # warm-up
             result = _wrk(wrk, load, DURATION)
@@ -221,14 +284,17 @@ def main() -> None:
                 f"{ratio:>7} {target:>7}{flag}",
                 flush=True,
             )
+        _portal_timings(_selected(PORTAL_TIMINGS), creds, results)
     finally:
         server.terminate()
         server.wait(timeout=20)
-    for throughput in THROUGHPUTS:
+    for throughput in _selected(THROUGHPUTS):
         result = throughput.run()
         results[throughput.name] = result
         flag = f"  ({result['error']})" if "error" in result else ""
         print(f"{throughput.name:44} {result['per_second']:9.1f} {throughput.unit}{flag}", flush=True)
+    if SELECTION:
+        return
     RESULTS.write_text(
         json.dumps({"connections": CONNECTIONS, "seconds": DURATION, "results": results}, indent=2)
     )

@@ -1,0 +1,444 @@
+"""Strong Customer Authentication: `/sca/...` (factors, login) and `/quotes/{quoteId}/authorize[/resend]`.
+
+Rules in `payments/sca.py`. Every endpoint answers 409 CONFLICT for a customer outside an SCA region.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NoReturn
+from uuid import UUID
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from payments import ids
+from payments.api.fields import utc_timestamp
+from payments.api.kyc_shapes import CrossCheckedSerializer
+from payments.api.parsing import ApiSerializer, parse_body
+from payments.api.quotes import QuoteSerializer, render_quote
+from payments.api.sca_shapes import FACTORS
+from payments.errors import FieldError, InvalidInput
+from payments.sca import (
+    ScaProof,
+    quote_authorize,
+    quote_authorize_resend,
+    sca_factor_delete,
+    sca_factor_list,
+    sca_login_complete,
+    sca_login_start,
+    sca_not_supported,
+    sca_passkey_enroll_confirm,
+    sca_passkey_enroll_start,
+    sca_quote_check,
+)
+
+TAGS = ["Strong Customer Authentication"]
+_CUSTOMER = OpenApiParameter(
+    "customerId", str, OpenApiParameter.QUERY, required=True, description="The customer (Customer:<uuid>)"
+)
+_QUOTE = OpenApiParameter("quoteId", str, OpenApiParameter.PATH, description="The quote's id")
+_NO_CONTENT = OpenApiResponse(description="Done; no content")
+
+
+def _customer_id(request: Request) -> UUID:
+    value = request.query_params.get("customerId")
+    if not value:
+        raise InvalidInput(
+            errors=[FieldError("customerId", "is required (query parameter)", {"required": True})]
+        )
+    return ids.parse("Customer", value)
+
+
+# --- shapes -----------------------------------------------------------------------------------------
+
+
+class ScaFactorViewSerializer(serializers.Serializer):
+    factor = serializers.ChoiceField(choices=FACTORS)
+    credentialId = serializers.CharField(required=False, help_text="PASSKEY only: pass it to delete it")
+    name = serializers.CharField(required=False)
+
+    class Meta:
+        ref_name = "ScaFactorView"
+
+
+class ScaFactorListSerializer(serializers.Serializer):
+    factors = ScaFactorViewSerializer(many=True)
+
+    class Meta:
+        ref_name = "ScaFactorList"
+
+
+class ScaFactorEnrollRequestSerializer(ApiSerializer):
+    type = serializers.ChoiceField(choices=["TOTP", "PASSKEY"], help_text="TOTP answers 501 here")
+
+    class Meta:
+        ref_name = "ScaFactorEnrollRequestOneOf"
+
+
+class PasskeyEnrollmentStartSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["PASSKEY"])
+    options = serializers.DictField(help_text="WebAuthn PublicKeyCredentialCreationOptions (JSON form)")
+    allowedOrigins = serializers.ListField(child=serializers.CharField())
+    relyingPartyId = serializers.CharField()
+
+    class Meta:
+        ref_name = "ScaFactorEnrollStartOneOf"
+
+
+class ScaFactorConfirmRequestSerializer(CrossCheckedSerializer):
+    type = serializers.ChoiceField(choices=["TOTP", "PASSKEY"])
+    origin = serializers.CharField(required=False, max_length=2048)
+    credential = serializers.DictField(
+        required=False, help_text="The WebAuthn credential (RegistrationResponseJSON, `credential.toJSON()`)"
+    )
+    name = serializers.CharField(required=False, max_length=100, allow_blank=True)
+    secret = serializers.CharField(required=False)
+    code = serializers.CharField(required=False)
+
+    class Meta:
+        ref_name = "ScaFactorConfirmRequestOneOf"
+
+    def cross_field_errors(self, data: Mapping[str, Any]) -> dict[str, str]:
+        if data.get("type") != "PASSKEY":
+            return {}
+        return {
+            name: "is required for PASSKEY" for name in ("origin", "credential") if data.get(name) is None
+        }
+
+
+class PasskeyEnrollmentConfirmSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["PASSKEY"])
+    factor = ScaFactorViewSerializer()
+
+    class Meta:
+        ref_name = "ScaFactorConfirmResponseOneOf"
+
+
+class ScaLoginStartRequestSerializer(ApiSerializer):
+    factor = serializers.ChoiceField(choices=FACTORS)
+
+    class Meta:
+        ref_name = "ScaLoginStartRequest"
+
+
+class ScaLoginStartSerializer(serializers.Serializer):
+    factor = serializers.ChoiceField(choices=FACTORS)
+    challengeId = serializers.CharField(required=False, help_text="SMS_OTP only; send it back on complete")
+    expiresAt = serializers.DateTimeField(required=False)
+    passkeyOptions = serializers.DictField(required=False, help_text="PASSKEY only: WebAuthn request options")
+    allowedOrigins = serializers.ListField(child=serializers.CharField(), required=False)
+    relyingPartyId = serializers.CharField(required=False)
+
+    class Meta:
+        ref_name = "ScaLoginStart"
+
+
+class _ProofFields(CrossCheckedSerializer):
+    code = serializers.RegexField(r"^\d{6}$", required=False, allow_null=True, help_text="SMS_OTP: the code")
+    passkeyAssertion = serializers.DictField(
+        required=False,
+        allow_null=True,
+        help_text="PASSKEY: AuthenticationResponseJSON (`credential.toJSON()`)",
+    )
+    origin = serializers.CharField(required=False, allow_null=True, max_length=2048)
+
+    def cross_field_errors(self, data: Mapping[str, Any]) -> dict[str, str]:
+        has_code, has_assertion = data.get("code") is not None, data.get("passkeyAssertion") is not None
+        if has_code == has_assertion:
+            return {"code": "provide exactly one of code and passkeyAssertion"}
+        if has_assertion and not data.get("origin"):
+            return {"origin": "is required with passkeyAssertion"}
+        return {}
+
+
+class ScaLoginCompleteRequestSerializer(_ProofFields):
+    factor = serializers.ChoiceField(choices=FACTORS)
+    endUserIpAddress = serializers.IPAddressField()
+    challengeId = serializers.CharField(required=False, allow_null=True)
+
+    class Meta:
+        ref_name = "ScaLoginCompleteRequest"
+
+
+class ScaLoginCompleteSerializer(serializers.Serializer):
+    status = serializers.CharField(help_text="SUCCESS")
+    sessionExpiresAt = serializers.DateTimeField(required=False)
+
+    class Meta:
+        ref_name = "ScaLoginComplete"
+
+
+class ScaAuthorizationSerializer(_ProofFields):
+    endUserIpAddress = serializers.IPAddressField(required=False, allow_null=True)
+
+    class Meta:
+        ref_name = "ScaAuthorization"
+
+
+def _proof(body: Mapping[str, Any]) -> ScaProof:
+    return ScaProof(
+        code=body.get("code"),
+        passkey_assertion=body.get("passkeyAssertion"),
+        origin=body.get("origin"),
+        end_user_ip_address=body.get("endUserIpAddress") or "",
+    )
+
+
+# --- factors ----------------------------------------------------------------------------------------
+
+
+class ScaFactorListEnrollApi(APIView):
+    required_permissions = {"POST": "MANAGE"}
+
+    @extend_schema(
+        operation_id="listScaFactors", parameters=[_CUSTOMER], responses=ScaFactorListSerializer, tags=TAGS
+    )
+    def get(self, request: Request) -> Response:
+        factors = sca_factor_list(platform=request.auth.platform, customer_id=_customer_id(request))
+        rendered = []
+        for f in factors:
+            item: dict[str, Any] = {"factor": f.factor}
+            if f.credential_id:
+                item["credentialId"] = f.credential_id
+            if f.name:
+                item["name"] = f.name
+            rendered.append(item)
+        return Response({"factors": rendered})
+
+    @extend_schema(
+        operation_id="startScaFactorEnrollment",
+        parameters=[_CUSTOMER],
+        request=ScaFactorEnrollRequestSerializer,
+        responses=PasskeyEnrollmentStartSerializer,
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        customer_id = _customer_id(request)
+        body = parse_body(ScaFactorEnrollRequestSerializer, request.data)
+        started = sca_passkey_enroll_start(
+            platform=request.auth.platform, customer_id=customer_id, factor=body["type"]
+        )
+        return Response(
+            {
+                "type": "PASSKEY",
+                "options": started.options,
+                "allowedOrigins": started.allowed_origins,
+                "relyingPartyId": started.relying_party_id,
+            }
+        )
+
+
+class ScaFactorConfirmApi(APIView):
+    required_permissions = {"POST": "MANAGE"}
+
+    @extend_schema(
+        operation_id="confirmScaFactorEnrollment",
+        parameters=[_CUSTOMER],
+        request=ScaFactorConfirmRequestSerializer,
+        responses=PasskeyEnrollmentConfirmSerializer,
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        customer_id = _customer_id(request)
+        body = parse_body(ScaFactorConfirmRequestSerializer, request.data)
+        passkey = sca_passkey_enroll_confirm(
+            platform=request.auth.platform,
+            customer_id=customer_id,
+            factor=body["type"],
+            credential=body.get("credential"),
+            origin=body.get("origin"),
+            name=body.get("name", ""),
+        )
+        factor: dict[str, Any] = {"factor": "PASSKEY", "credentialId": passkey.credential_id}
+        if passkey.name:
+            factor["name"] = passkey.name
+        return Response({"type": "PASSKEY", "factor": factor})
+
+
+class ScaFactorDeleteApi(APIView):
+    required_permissions = {"DELETE": "MANAGE"}
+
+    @extend_schema(
+        operation_id="deleteScaFactor",
+        parameters=[_CUSTOMER, OpenApiParameter("credentialId", str, OpenApiParameter.PATH)],
+        responses={204: _NO_CONTENT},
+        tags=TAGS,
+    )
+    def delete(self, request: Request, credentialId: str) -> Response:
+        sca_factor_delete(
+            platform=request.auth.platform, customer_id=_customer_id(request), credential_id=credentialId
+        )
+        return Response(status=204)
+
+
+# --- login ------------------------------------------------------------------------------------------
+
+
+class ScaLoginStartApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @extend_schema(
+        operation_id="startScaLogin",
+        parameters=[_CUSTOMER],
+        request=ScaLoginStartRequestSerializer,
+        responses=ScaLoginStartSerializer,
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        customer_id = _customer_id(request)
+        body = parse_body(ScaLoginStartRequestSerializer, request.data)
+        started = sca_login_start(
+            platform=request.auth.platform, customer_id=customer_id, factor=body["factor"]
+        )
+        data: dict[str, Any] = {"factor": started.factor}
+        if started.challenge_id:
+            data.update(challengeId=started.challenge_id, expiresAt=utc_timestamp(started.expires_at))
+        if started.passkey_options is not None:
+            data.update(
+                passkeyOptions=started.passkey_options,
+                allowedOrigins=started.allowed_origins,
+                relyingPartyId=started.relying_party_id,
+            )
+        return Response(data)
+
+
+class ScaLoginCompleteApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @extend_schema(
+        operation_id="completeScaLogin",
+        parameters=[_CUSTOMER],
+        request=ScaLoginCompleteRequestSerializer,
+        responses=ScaLoginCompleteSerializer,
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        customer_id = _customer_id(request)
+        body = parse_body(ScaLoginCompleteRequestSerializer, request.data)
+        profile = sca_login_complete(
+            platform=request.auth.platform,
+            customer_id=customer_id,
+            factor=body["factor"],
+            challenge_id=body.get("challengeId"),
+            proof=_proof(body),
+        )
+        return Response({"status": "SUCCESS", "sessionExpiresAt": utc_timestamp(profile.session_expires_at)})
+
+
+# --- quotes -----------------------------------------------------------------------------------------
+
+
+class QuoteAuthorizeApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @extend_schema(
+        operation_id="authorizeQuote",
+        parameters=[_QUOTE],
+        request=ScaAuthorizationSerializer,
+        responses=QuoteSerializer,
+        tags=TAGS,
+    )
+    def post(self, request: Request, quoteId: str) -> Response:
+        quote_id = ids.parse("Quote", quoteId)
+        try:
+            body = parse_body(ScaAuthorizationSerializer, request.data)
+        except InvalidInput:
+            sca_quote_check(platform=request.auth.platform, quote_id=quote_id)  # 404 and 409 come first
+            raise
+        quote = quote_authorize(platform=request.auth.platform, quote_id=quote_id, proof=_proof(body))
+        return Response(render_quote(quote))
+
+
+class QuoteAuthorizeResendApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @extend_schema(
+        operation_id="resendQuoteScaCode",
+        parameters=[_QUOTE],
+        request=None,
+        responses={204: _NO_CONTENT},
+        tags=TAGS,
+    )
+    def post(self, request: Request, quoteId: str) -> Response:
+        quote_authorize_resend(platform=request.auth.platform, quote_id=ids.parse("Quote", quoteId))
+        return Response(status=204)
+
+
+# --- not offered ------------------------------------------------------------------------------------
+
+
+class _NotSupportedApi(APIView):
+    """409 outside an SCA region, otherwise 501 NOT_IMPLEMENTED."""
+
+    operation = ""
+
+    def _refuse(self, request: Request) -> NoReturn:
+        sca_not_supported(
+            platform=request.auth.platform, customer_id=_customer_id(request), operation=self.operation
+        )
+
+
+_NOT_IMPLEMENTED = {501: OpenApiResponse(description="Not supported by this service (NOT_IMPLEMENTED)")}
+
+
+class ScaRecordEventApi(_NotSupportedApi):
+    required_permissions = {"POST": "TRANSACT"}
+    operation = "Recording security events"
+
+    @extend_schema(
+        operation_id="recordSecurityEvent",
+        parameters=[_CUSTOMER],
+        request=None,
+        responses=_NOT_IMPLEMENTED,
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> NoReturn:
+        self._refuse(request)
+
+
+class ScaFactorResetApi(_NotSupportedApi):
+    operation = "Resetting a lost SCA factor"
+
+    @extend_schema(
+        operation_id="startTwoFactorReset",
+        parameters=[_CUSTOMER],
+        request=None,
+        responses=_NOT_IMPLEMENTED,
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> NoReturn:
+        self._refuse(request)
+
+
+_RESET_ID = OpenApiParameter("resetId", str, OpenApiParameter.PATH)
+
+
+class ScaFactorResetDetailApi(_NotSupportedApi):
+    operation = "Resetting a lost SCA factor"
+
+    @extend_schema(
+        operation_id="getTwoFactorResetStatus",
+        parameters=[_CUSTOMER, _RESET_ID],
+        responses=_NOT_IMPLEMENTED,
+        tags=TAGS,
+    )
+    def get(self, request: Request, resetId: str) -> NoReturn:
+        self._refuse(request)
+
+
+class ScaFactorResetCompleteApi(_NotSupportedApi):
+    operation = "Resetting a lost SCA factor"
+
+    @extend_schema(
+        operation_id="completeTwoFactorReset",
+        parameters=[_CUSTOMER, _RESET_ID],
+        request=None,
+        responses=_NOT_IMPLEMENTED,
+        tags=TAGS,
+    )
+    def post(self, request: Request, resetId: str) -> NoReturn:
+        self._refuse(request)

@@ -1,0 +1,422 @@
+"""Strong Customer Authentication in the portal (people whose address is in the EU/EEA): approve a
+payment step by step on its quote page, the SCA login that approvals need (every 180 days), and
+the payment passkey. Everything goes through the service client.
+
+Passkeys use the shim (`static/wallets/webauthn.js`): a form posts JSON and gets the ceremony
+(`{mode, publicKey, post}`), then `{redirect}` or `{error}`. The service's options and the
+browser's `credential.toJSON()` are passed through as they are; the origin sent with an assertion
+is this page's origin.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from typing import Any
+from urllib.parse import quote as urlquote
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods, require_POST
+
+from payments.client import BadRequest, Conflict, Locked, Quote, RateLimited, ServiceClient, ServiceError
+from payments.portal import sca_steps
+from payments.portal.views import _account, _own_quote, _quote_context
+from wallets.portal import throttle
+from wallets.portal.auth import auth_is_fresh, login_url, portal_login_required, reauth_redirect, safe_next
+from wallets.portal.forms import CodeForm
+from wallets.portal.http import go, json_body, no_store, page, service_errors, wants_json
+from wallets.portal.service import service_client
+
+CONFIRM_PAGE = "payments/portal/quote_confirm.html"
+STEP = "payments/portal/_sca_step.html"
+LOGIN_PAGE = "payments/portal/sca_login.html"
+CODE_PAGE = "payments/portal/sca_login_code.html"
+SECURITY_PAGE = "payments/portal/sca_security.html"
+LOGIN = "portal_sca_login"  # session: the SMS login in progress {challenge_id, resend_at, next}
+WRONG_CODE = "That code isn't right."
+
+
+def _origin(request: HttpRequest) -> str:
+    return f"{request.scheme}://{request.get_host()}"
+
+
+def _json(data: dict[str, Any], status: int = 200) -> JsonResponse:
+    response = JsonResponse(data, status=status)
+    no_store(response)
+    return response
+
+
+def _until(value: Any) -> str:
+    when = dt.datetime.fromisoformat(value) if isinstance(value, str) else value
+    return f"{timezone.localtime(when, dt.UTC):%H:%M} UTC" if when else "a little while"
+
+
+def _refusal(exc: ServiceError) -> str:
+    """A refused proof or step, in words."""
+    reason = (exc.details or {}).get("reason")
+    if isinstance(exc, Locked):
+        return f"Too many wrong attempts. Approving is locked until {_until(exc.details.get('lockedUntil'))}."
+    if reason == "INVALID_CODE":
+        left = exc.details.get("attemptsLeft")
+        return f"{WRONG_CODE} You have {left} {'try' if left == 1 else 'tries'} left." if left else WRONG_CODE
+    if reason == "PASSKEY_REJECTED":
+        return "Your passkey could not approve this step. Please try again."
+    if reason == "CHALLENGE_EXPIRED":
+        return "This approval step expired, so the payment was not sent. Please start a new payment."
+    return exc.user_message
+
+
+def _login_redirect(quote: Quote) -> str:
+    next_url = reverse("payments:quote-confirm", args=[quote.id])
+    return f"{reverse('payments:sca-login')}?next={urlquote(next_url, safe='/:')}"
+
+
+def _done_url(client: ServiceClient, quote: Quote) -> str:
+    """The quote page while another step waits, else the live status of the payment."""
+    if quote.status == "PENDING_AUTHORIZATION" or not quote.transaction_id:
+        return reverse("payments:quote-confirm", args=[quote.id])
+    return reverse("payments:transaction-status", args=[quote.transaction_id])
+
+
+# --- approving a payment's steps -----------------------------------------------------------------
+
+
+def _step_page(request: HttpRequest, quote: Quote, *, error: str = "", form: CodeForm | None = None):
+    context = _quote_context(request, quote, step_error=error, form=form or CodeForm())
+    return no_store(page(request, CONFIRM_PAGE, context, partial="quote-panel"))
+
+
+@require_POST
+@portal_login_required
+@service_errors
+def quote_authorize_view(request: HttpRequest, quote_id: str) -> HttpResponse:
+    """One approval: the SMS code (form) or the passkey assertion (the shim's JSON)."""
+    account = _account(request)
+    client = service_client()
+    quote = _own_quote(client, account, quote_id)
+    passkey = wants_json(request)
+    form = None if passkey else CodeForm(request.POST)
+    if form is not None and not form.is_valid():
+        return _step_page(request, quote, form=form)
+    wait = throttle.hit(throttle.CODE_PER_IP, throttle.client_ip(request))
+    if wait:
+        message = "Too many attempts from your network. Please try again in a few minutes."
+        return _json({"error": message}, 429) if passkey else _step_page(request, quote, error=message)
+    proof: dict[str, Any] = {"end_user_ip_address": throttle.client_ip(request) or None}
+    if passkey:
+        proof.update(passkey_assertion=json_body(request).get("credential"), origin=_origin(request))
+    else:
+        proof["code"] = form.cleaned_data["code"]
+    try:
+        after = client.quotes.authorize(quote, **proof)
+    except Conflict as exc:
+        if exc.code == "SCA_SESSION_REQUIRED":
+            messages.info(
+                request,
+                "Before you approve payments, confirm it’s you (needed once every 180 days). Then approve "
+                "the step again"
+                + ("." if passkey else ": the code you got for it still works until it expires."),
+            )
+            url = _login_redirect(quote)
+            return _json({"redirect": url}) if passkey else go(request, url)
+        quote = client.quotes.get(quote.id)  # nothing pending any more: show where the payment is
+        return (
+            _json({"redirect": _done_url(client, quote)})
+            if passkey
+            else go(request, _done_url(client, quote))
+        )
+    except (BadRequest, Locked) as exc:
+        quote = client.quotes.get(quote.id)
+        if quote.status != "PENDING_AUTHORIZATION":  # the step lapsed: the payment failed
+            messages.error(request, _refusal(exc))
+            url = _done_url(client, quote)
+            return _json({"redirect": url}) if passkey else go(request, url)
+        if passkey:
+            return _json({"error": _refusal(exc)}, 400)
+        return _step_page(request, quote, error=_refusal(exc))
+    sca_steps.step_done(request, quote.id)
+    url = _done_url(client, after)
+    return _json({"redirect": url}) if passkey else go(request, url)
+
+
+@require_POST
+@portal_login_required
+@service_errors
+def quote_authorize_passkey_view(request: HttpRequest, quote_id: str) -> HttpResponse:
+    """The shim's first call for a PASSKEY step: the challenge's WebAuthn request options."""
+    if not wants_json(request):
+        return go(request, reverse("payments:quote-confirm", args=[quote_id]))
+    quote = _own_quote(service_client(), _account(request), quote_id)
+    challenge = quote.sca_challenge
+    if (
+        quote.status != "PENDING_AUTHORIZATION"
+        or challenge is None
+        or not challenge.passkey_assertion_options
+    ):
+        return _json({"redirect": reverse("payments:quote-confirm", args=[quote.id])})
+    post = reverse("payments:quote-authorize", args=[quote.id])
+    return _json({"mode": "get", "publicKey": challenge.passkey_assertion_options, "post": post})
+
+
+@require_http_methods(["GET", "POST"])
+@portal_login_required
+@service_errors
+def quote_authorize_resend_view(request: HttpRequest, quote_id: str) -> HttpResponse:
+    """POST: a new code for the current SMS step (after the cool-down). GET (htmx, when the cool-down
+    ends): the resend button again."""
+    client = service_client()
+    quote = _own_quote(client, _account(request), quote_id)
+    challenge = quote.sca_challenge
+    notice = ""
+    sms = quote.status == "PENDING_AUTHORIZATION" and challenge is not None and challenge.factor == "SMS_OTP"
+    if request.method == "POST" and sms:
+        if sca_steps.resend_wait(request, challenge.id) == 0:
+            try:
+                client.quotes.resend_authorization_code(quote)
+            except RateLimited as exc:
+                sca_steps.resend_at_set(request, challenge.id, exc.retry_after or 30)
+                notice = "A new code can't be sent just yet."
+            except Conflict:
+                notice = "This step can no longer get a new code."
+            else:
+                sca_steps.resend_at_set(request, challenge.id, 30)
+                notice = "We sent a new code. Use the newest one."
+    context = _quote_context(request, quote, resend_notice=notice)
+    if getattr(request, "htmx", False) and sms:
+        return no_store(page(request, STEP, context, partial="sca-resend"))
+    return go(request, reverse("payments:quote-confirm", args=[quote.id]))
+
+
+# --- the SCA login --------------------------------------------------------------------------------
+
+
+def _login_next(request: HttpRequest) -> str:
+    return safe_next(request, request.GET.get("next") or request.POST.get("next"), reverse("payments:home"))
+
+
+def _login_started(request: HttpRequest, client: ServiceClient, customer_id: str, next_url: str) -> str:
+    """Send a login code; '' or what stopped it."""
+    state = dict(request.session.get(LOGIN) or {})
+    try:
+        started = client.sca.login_start(customer_id, "SMS_OTP")
+    except RateLimited as exc:
+        state.update(resend_at=time.time() + (exc.retry_after or 60), next=next_url)
+        request.session[LOGIN] = state
+        return "Too many codes were asked for. Please wait a few minutes."
+    except Locked as exc:
+        return _refusal(exc)
+    except BadRequest:
+        return "No phone number is on file for text-message codes. Use your passkey instead."
+    request.session[LOGIN] = {
+        "challenge_id": started.challenge_id,
+        "resend_at": time.time() + 30,
+        "next": next_url,
+    }
+    return ""
+
+
+@require_http_methods(["GET", "POST"])
+@portal_login_required
+@service_errors
+def sca_login_view(request: HttpRequest) -> HttpResponse:
+    """Confirm it's you for payments: a code by text message, or the payment passkey."""
+    account = _account(request)
+    next_url = _login_next(request)
+    error = ""
+    if request.method == "POST":
+        error = _login_started(request, service_client(), account.customer_id, next_url)
+        if not error:
+            return go(request, reverse("payments:sca-login-code"))
+    return no_store(page(request, LOGIN_PAGE, {"next": next_url, "error": error}))
+
+
+def _code_context(request: HttpRequest, state: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {
+        "wait": max(0, int(state.get("resend_at", 0) - time.time() + 0.999)),
+        "form": extra.pop("form", None) or CodeForm(),
+        "next": state.get("next", ""),
+        **extra,
+    }
+
+
+@require_http_methods(["GET", "POST"])
+@portal_login_required
+@service_errors
+def sca_login_code_view(request: HttpRequest) -> HttpResponse:
+    state = request.session.get(LOGIN)
+    if not state or not state.get("challenge_id"):
+        return go(request, reverse("payments:sca-login"))
+    if request.method == "GET":
+        if request.GET.get("part") == "resend":
+            return page(request, CODE_PAGE, _code_context(request, state), partial="resend")
+        return no_store(page(request, CODE_PAGE, _code_context(request, state)))
+    form = CodeForm(request.POST)
+    if not form.is_valid():
+        return page(request, CODE_PAGE, _code_context(request, state, form=form), partial="code-form")
+    wait = throttle.hit(throttle.CODE_PER_IP, throttle.client_ip(request))
+    if wait:
+        error = "Too many attempts from your network. Please try again in a few minutes."
+        return page(
+            request, CODE_PAGE, _code_context(request, state, error=error), partial="code-form", status=429
+        )
+    try:
+        service_client().sca.login_complete(
+            _account(request).customer_id,
+            factor="SMS_OTP",
+            challenge_id=state["challenge_id"],
+            code=form.cleaned_data["code"],
+            end_user_ip_address=throttle.client_ip(request),
+        )
+    except (BadRequest, Locked) as exc:
+        reason = (exc.details or {}).get("reason")
+        error = (
+            "This code has expired. Ask for a new code below."
+            if reason
+            in (
+                "CHALLENGE_EXPIRED",
+                "NO_LOGIN_PENDING",
+            )
+            else _refusal(exc)
+        )
+        return page(request, CODE_PAGE, _code_context(request, state, error=error), partial="code-form")
+    request.session.pop(LOGIN, None)
+    messages.success(request, "Thank you. You can approve payments now.")
+    return go(request, safe_next(request, state.get("next"), reverse("payments:home")))
+
+
+@require_POST
+@portal_login_required
+@service_errors
+def sca_login_code_resend_view(request: HttpRequest) -> HttpResponse:
+    state = request.session.get(LOGIN)
+    if not state:
+        return go(request, reverse("payments:sca-login"))
+    notice = ""
+    if time.time() >= state.get("resend_at", 0):
+        error = _login_started(
+            request, service_client(), _account(request).customer_id, state.get("next", "")
+        )
+        notice = error or "We sent a new code. Use the newest one."
+        state = request.session.get(LOGIN) or state
+    if getattr(request, "htmx", False):
+        return page(request, CODE_PAGE, _code_context(request, state, notice=notice), partial="resend")
+    return go(request, reverse("payments:sca-login-code"))
+
+
+@require_POST
+@portal_login_required
+@service_errors
+def sca_login_passkey_view(request: HttpRequest) -> HttpResponse:
+    """The shim: start a passkey SCA login (options), then complete it with the assertion."""
+    if not wants_json(request):
+        return go(request, reverse("payments:sca-login"))
+    client = service_client()
+    customer_id = _account(request).customer_id
+    body = json_body(request)
+    credential = body.get("credential")
+    if credential is None:
+        try:
+            started = client.sca.login_start(customer_id, "PASSKEY")
+        except BadRequest:
+            return _json({"error": "You have no passkey for payments yet. Use a code by text message."}, 400)
+        except Locked as exc:
+            return _json({"error": _refusal(exc)}, 423)
+        request.session[LOGIN] = {"next": safe_next(request, body.get("next"), reverse("payments:home"))}
+        return _json(
+            {
+                "mode": "get",
+                "publicKey": started.passkey_options,
+                "post": reverse("payments:sca-login-passkey"),
+            }
+        )
+    state = request.session.get(LOGIN) or {}
+    try:
+        client.sca.login_complete(
+            customer_id,
+            factor="PASSKEY",
+            passkey_assertion=credential,
+            origin=_origin(request),
+            end_user_ip_address=throttle.client_ip(request),
+        )
+    except (BadRequest, Locked) as exc:
+        return _json({"error": _refusal(exc)}, 400)
+    request.session.pop(LOGIN, None)
+    sca_steps.preferred_factor_set(request, "PASSKEY")
+    return _json({"redirect": safe_next(request, state.get("next"), reverse("payments:home"))})
+
+
+# --- the payment passkey --------------------------------------------------------------------------
+
+
+@require_http_methods(["GET"])
+@portal_login_required
+@service_errors
+def sca_security_view(request: HttpRequest) -> HttpResponse:
+    """Payment security: the factors that approve payments, and the payment passkey."""
+    try:
+        factors = service_client().sca.factors(_account(request).customer_id)
+    except Conflict:
+        factors = None  # not in an SCA region: payments need no extra approval
+    passkey = next((f for f in factors or [] if f.factor == "PASSKEY"), None)
+    context = {
+        "factors": factors,
+        "has_sms": any(f.factor == "SMS_OTP" for f in factors or []),
+        "passkey": passkey,
+        "fresh": auth_is_fresh(request),
+    }
+    return no_store(page(request, SECURITY_PAGE, context))
+
+
+@require_POST
+@portal_login_required
+@service_errors
+def sca_passkey_add_view(request: HttpRequest) -> HttpResponse:
+    """The shim: registration options for the payment passkey, then the credential to confirm."""
+    if not wants_json(request):
+        return go(request, reverse("payments:sca-security"))
+    here = reverse("payments:sca-security")
+    if not auth_is_fresh(request):
+        return _json({"redirect": login_url(safe_next(request, here), reauth=True)})
+    client = service_client()
+    customer_id = _account(request).customer_id
+    credential = json_body(request).get("credential")
+    try:
+        if credential is None:
+            started = client.sca.start_passkey_enrollment(customer_id)
+            post = reverse("payments:sca-passkey-add")
+            return _json({"mode": "create", "publicKey": started.options, "post": post})
+        client.sca.confirm_passkey_enrollment(
+            customer_id, credential=credential, origin=_origin(request), name="Payment passkey"
+        )
+    except Conflict as exc:
+        if exc.code == "PASSKEY_ALREADY_ENROLLED":
+            return _json(
+                {"error": "You already have a payment passkey. Remove it first to add another."}, 409
+            )
+        return _json({"error": "Payments from your account need no extra approval."}, 409)
+    except BadRequest as exc:
+        return _json({"error": f"The passkey could not be added: {exc.user_message}"}, 400)
+    sca_steps.preferred_factor_set(request, "PASSKEY")
+    messages.success(request, "Your payment passkey is ready. Payments will ask for it.")
+    return _json({"redirect": here})
+
+
+@require_POST
+@portal_login_required
+@service_errors
+def sca_passkey_remove_view(request: HttpRequest) -> HttpResponse:
+    here = reverse("payments:sca-security")
+    if not auth_is_fresh(request):
+        return reauth_redirect(request, here)
+    credential_id = request.POST.get("credential_id", "")
+    try:
+        service_client().sca.delete_factor(_account(request).customer_id, credential_id)
+    except ServiceError as exc:
+        messages.error(request, f"The passkey could not be removed: {exc.user_message}")
+    else:
+        sca_steps.preferred_factor_set(request, None)
+        messages.success(request, "Your payment passkey was removed. Payments will send you a code instead.")
+    return go(request, here)

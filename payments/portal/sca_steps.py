@@ -1,0 +1,95 @@
+"""What the quote page shows while a payment waits for Strong Customer Authentication: the current
+step in words, and what this browser remembers about the person's SCA (kept in the Django session:
+the resend cool-down of each challenge, steps done per quote, the factor they prefer)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+
+from payments.client import Quote
+from wallets.portal.forms import CodeForm
+
+SCA = "portal_sca"  # session: {"resend_at": {challenge id: ts}, "done": {quote id: n}, "factor": str}
+_KEEP = 20  # entries per map, newest last
+
+# Step titles by `purpose`; any other value (the set is open) is a generic step.
+TITLES = {
+    "CURRENCY_CONVERSION": "Approve the currency conversion",
+    "PAYOUT": "Approve the payout",
+    "TRANSFER": "Approve the transfer",
+}
+GENERIC_TITLE = "Approve this payment"
+
+
+def _state(request: HttpRequest) -> dict[str, Any]:
+    return dict(request.session.get(SCA) or {})
+
+
+def _save(request: HttpRequest, state: dict[str, Any]) -> None:
+    request.session[SCA] = state
+
+
+def _remember(mapping: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
+    kept = dict(list(mapping.items())[-(_KEEP - 1) :])
+    kept.pop(key, None)
+    kept[key] = value
+    return kept
+
+
+def resend_wait(request: HttpRequest, challenge_id: str) -> int:
+    """Seconds until a new code may be asked for (the first code went out when the step began)."""
+    state = _state(request)
+    resend_at = state.get("resend_at", {}).get(challenge_id)
+    if resend_at is None:
+        resend_at = time.time() + settings.PORTAL_OTP_RESEND_SECONDS
+        state["resend_at"] = _remember(state.get("resend_at", {}), challenge_id, resend_at)
+        _save(request, state)
+    return max(0, int(resend_at - time.time() + 0.999))
+
+
+def resend_at_set(request: HttpRequest, challenge_id: str, seconds: float) -> None:
+    state = _state(request)
+    state["resend_at"] = _remember(state.get("resend_at", {}), challenge_id, time.time() + seconds)
+    _save(request, state)
+
+
+def step_done(request: HttpRequest, quote_id: str) -> None:
+    state = _state(request)
+    done = state.get("done", {})
+    state["done"] = _remember(done, quote_id, int(done.get(quote_id, 0)) + 1)
+    _save(request, state)
+
+
+def preferred_factor(request: HttpRequest) -> str | None:
+    """PASSKEY once this person enrolled (or signed in with) a payment passkey here; else the
+    service's default (SMS_OTP)."""
+    return _state(request).get("factor")
+
+
+def preferred_factor_set(request: HttpRequest, factor: str | None) -> None:
+    state = _state(request)
+    state["factor"] = factor
+    _save(request, state)
+
+
+def sca_context(request: HttpRequest, quote: Quote) -> dict[str, Any]:
+    """The `sca` context of the quote page: None unless the quote waits for an approval step."""
+    challenge = quote.sca_challenge
+    if quote.status != "PENDING_AUTHORIZATION" or challenge is None:
+        return {"sca": None}
+    number = int(_state(request).get("done", {}).get(quote.id, 0)) + 1
+    return {
+        "sca": {
+            "title": TITLES.get(challenge.purpose or "", GENERIC_TITLE),
+            "number": number,
+            "factor": challenge.factor,
+            "expires_at": challenge.expires_at,
+            "challenge_id": challenge.id,
+            "wait": resend_wait(request, challenge.id) if challenge.factor == "SMS_OTP" else 0,
+        },
+        "form": CodeForm(),
+    }
