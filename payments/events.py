@@ -5,7 +5,7 @@ with the API's own serializers, so an event carries what a GET of the resource w
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from uuid import UUID
 
 from django.db import transaction
@@ -73,25 +73,29 @@ def _balance_events() -> _BalanceEvents:
 
 
 def _account_rows(account_id: UUID):
-    return InternalAccount.objects.select_related("platform", "ledger_account").filter(pk=account_id)[:1]
+    return InternalAccount.objects.select_related("platform").filter(pk=account_id)[:1]
 
 
-def internal_account_balances_changed(internal_account_ids: Iterable[UUID]) -> None:
+def internal_account_balances_changed(
+    balances: Mapping[UUID, int], *, accounts: Iterable[InternalAccount] = ()
+) -> None:
     """`INTERNAL_ACCOUNT.BALANCE_UPDATED` with the account as GET shows it, once per account per
     database transaction: a second change in the same transaction rewrites the event the first wrote,
-    so the event carries the balance that commits. Called by the ledger for every posting on an
-    internal account (one precompiled read of the account with its balance row and platform, one
-    insert), also when the platform has no webhook endpoint: the outbox records those as FAILED."""
+    so the event carries the balance that commits. Called by the ledger with the new balance of every
+    internal account a posting changed, also when the platform has no webhook endpoint: the outbox
+    records those as FAILED. An account not among `accounts` (loaded with their platform) is read
+    with one precompiled query."""
     from payments.api.internal_accounts import render_internal_account  # the API owns the wire shape
 
     event_type = WebhookType.INTERNAL_ACCOUNT_BALANCE_UPDATED
+    known = {account.pk: account for account in accounts}
     pending = None
-    for account_id in internal_account_ids:
-        account = plan_first("balance-event-account", _account_rows, account_id)
+    for account_id, balance in sorted(balances.items()):
+        account = known.get(account_id) or plan_first("balance-event-account", _account_rows, account_id)
         if account is None:
             continue
         pending = pending or _balance_events()
-        data = render_internal_account(account, balance=account.ledger_account.balance)
+        data = render_internal_account(account, balance=balance)
         earlier = pending.events.get(account.pk)
         if earlier is not None and webhook_rewrite(event_id=earlier, type=event_type, data=data):
             continue

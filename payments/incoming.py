@@ -41,7 +41,6 @@ from payments.transactions import (
     transaction_get,
     transaction_lock,
     transaction_reference,
-    transaction_schedule,
     transaction_transition,
 )
 from payments.webhook_types import WebhookType
@@ -160,7 +159,6 @@ def incoming_uma_receive(
             _quote, locked = transaction_lock(txn.pk)
             steps_set(locked, [decision_timeout_step(clock.now() + dt.timedelta(seconds=DECISION_SECONDS))])
             locked.save(update_fields=["steps", "next_step_at"])
-            transaction_schedule(locked)
         return locked
     reason = (
         "MISSING_MANDATORY_PAYEE_DATA"
@@ -209,7 +207,6 @@ def incoming_decide(
         if receiver_info:
             changes["counterparty_information"] = dict(receiver_info)
         locked = transaction_transition(locked, Status.PROCESSING, locked=True, **changes)
-        transaction_schedule(locked)
     return transaction_advance(transaction_id=locked.pk)  # settles now when due now
 
 

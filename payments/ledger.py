@@ -157,15 +157,16 @@ def _merged(legs: Iterable[Leg]) -> list[Leg]:
     return [leg for leg in by_account.values() if leg.amount]
 
 
-_BALANCE_ADD = "UPDATE payments_ledgeraccount SET balance = balance + %s WHERE id = %s AND balance >= %s"
+_BALANCE_ADD = "UPDATE payments_ledgeraccount SET balance = balance + %s WHERE id = %s AND balance >= %s RETURNING balance"
 
 
-def _balance_add(pk: int, amount: int) -> bool:
+def _balance_add(pk: int, amount: int) -> int | None:
     """Add `amount` to an internal account's balance row unless that takes it below zero: the one
-    conditional UPDATE (it takes the row lock). False when the funds are not there."""
+    conditional UPDATE (it takes the row lock). The new balance, or None when the funds are not there."""
     with connections[router.db_for_write(LedgerAccount)].cursor() as cursor:
         cursor.execute(_BALANCE_ADD, [amount, pk, -amount])
-        return cursor.rowcount == 1
+        row = cursor.fetchone()
+    return None if row is None else row[0]
 
 
 @transaction.atomic(savepoint=False)
@@ -177,17 +178,26 @@ def ledger_post(
     legs: Iterable[Leg],
     txn: Transaction | None = None,
     description: str = "",
+    accounts: Iterable[InternalAccount] = (),
 ) -> LedgerJournal:
     """Record one movement, inside the caller's transaction (whose rollback undoes it all).
+    `accounts`: internal accounts of the legs the caller has loaded with their platform (the
+    balance events read the others).
 
     Raises InsufficientFunds when an internal account would go below zero, UnbalancedJournal for
     legs that do not sum to zero per currency, and an IntegrityError when a journal with this `key`
     exists (a movement is posted once). After any of these the caller's transaction must roll back.
     """
     merged = _merged(legs)
-    internal = sorted((leg.account.pk, leg.amount) for leg in merged if leg.account.kind == Kind.INTERNAL)
-    for pk, amount in internal:
-        if not _balance_add(pk, amount):
+    internal = sorted(
+        (leg.account.pk, leg.account.internal_account_id, leg.amount)
+        for leg in merged
+        if leg.account.kind == Kind.INTERNAL
+    )
+    balances = {}
+    for pk, internal_account_id, amount in internal:
+        balances[internal_account_id] = _balance_add(pk, amount)
+        if balances[internal_account_id] is None:
             account = LedgerAccount.objects.get(pk=pk)
             raise InsufficientFunds(
                 accountId=ids.render("InternalAccount", account.internal_account_id),
@@ -207,9 +217,7 @@ def ledger_post(
             for leg in merged
         ]
     )
-    internal_account_balances_changed(
-        sorted(leg.account.internal_account_id for leg in merged if leg.account.kind == Kind.INTERNAL)
-    )
+    internal_account_balances_changed(balances, accounts=accounts)
     return journal
 
 

@@ -81,7 +81,6 @@ from payments.transactions import (
     transaction_fail,
     transaction_lock,
     transaction_reference,
-    transaction_schedule,
     transaction_transition,
 )
 
@@ -899,12 +898,14 @@ def _execute_locked(quote: Quote, txn: Transaction, *, idempotency_key: str) -> 
     limits_check_daily(platform=txn.platform, customer_id=quote.customer_id, usd_value=value)
     if quote.source_kind == SourceKind.INTERNAL:
         source = ledger_internal_account_by_id(quote.source_internal_account_id)
+        quote.source_internal_account.platform = txn.platform  # the quote's own platform
         ledger_post(
             platform_id=quote.platform_id,
             kind=LedgerJournal.Kind.DEBIT,
             key=f"txn:{txn.pk}:debit",
             legs=debit_legs(quote, source),
             txn=txn,
+            accounts=[quote.source_internal_account],
         )
         events = payout_events(quote, txn)
     else:
@@ -929,7 +930,6 @@ def _execute_locked(quote: Quote, txn: Transaction, *, idempotency_key: str) -> 
         steps=txn.steps,
         next_step_at=txn.next_step_at,
     )
-    transaction_schedule(txn)
 
 
 def quote_release(quote: Quote, txn: Transaction) -> None:

@@ -50,7 +50,6 @@ from payments.transactions import (
     steps_from_events,
     steps_set,
     transaction_advance,
-    transaction_schedule,
     transaction_transition,
 )
 
@@ -241,7 +240,6 @@ def realtime_funding_steps(quote: Quote, txn: Transaction, *, now: dt.datetime, 
         steps=txn.steps,
         next_step_at=txn.next_step_at,
     )
-    transaction_schedule(txn)
 
 
 def payout_events(quote: Quote, txn: Transaction) -> list[RailEvent]:

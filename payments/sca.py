@@ -98,7 +98,6 @@ from payments.transactions import (
     transaction_apply_due,
     transaction_fail,
     transaction_lock,
-    transaction_schedule,
     transaction_transition,
 )
 from wallets.passkeys import PasskeyInvalid, PasskeyMalformed, assertion_verify, registration_verify
@@ -876,7 +875,6 @@ def sca_quote_hold(quote: Quote, txn: Transaction, *, factor: str | None, idempo
         steps=txn.steps,
         next_step_at=txn.next_step_at,
     )
-    transaction_schedule(txn)
 
 
 @dataclass(frozen=True)
@@ -939,7 +937,6 @@ def _release(quote: Quote, txn: Transaction) -> None:
             steps=txn.steps,
             next_step_at=txn.next_step_at,
         )
-        transaction_schedule(txn)
         return
     from payments.quotes import quote_release  # quotes imports this module for its hooks
 
@@ -992,7 +989,6 @@ def _authorize_locked(quote: Quote, txn: Transaction, proof: ScaProof) -> Servic
         following = _issue(quote, step=challenge.step + 1, factor=challenge.factor, now=now)
         _deadline(txn, following, now)
         Transaction.objects.filter(pk=txn.pk).update(steps=txn.steps, next_step_at=txn.next_step_at)
-        transaction_schedule(txn)
     else:
         _release(quote, txn)
     return None

@@ -7,8 +7,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 
 from payments.bulk_uploads import bulk_upload_fail, bulk_upload_process
-from payments.models import Transaction
-from payments.transactions import transaction_advance, transaction_steps_apply_due
+from payments.transactions import transaction_steps_relay, transactions_advance
 from payments.webhooks import webhook_deliver, webhook_sweep
 
 # Replies from ping_task, by token; read by whoever sent the ping (tests and health checks in-process).
@@ -33,21 +32,16 @@ def webhook_sweep_task() -> int:
     return webhook_sweep()
 
 
-@shared_task(bind=True, max_retries=5)
-def transaction_advance_task(self, transaction_id: str) -> None:
-    """Apply a transaction's due steps (queued with the step's countdown); a no-op when none is due."""
-    try:
-        transaction_advance(transaction_id=UUID(transaction_id))
-    except Transaction.DoesNotExist:
-        return  # not (or no longer) in this database: nothing to do
-    except (OperationalError, InterfaceError) as exc:
-        raise self.retry(exc=exc, countdown=min(300, 5 * 2**self.request.retries)) from exc
+@shared_task
+def transactions_advance_task(transaction_ids: list[str]) -> None:
+    """Apply the due steps of these transactions (queued by the relay; harmless early or twice)."""
+    transactions_advance(UUID(transaction_id) for transaction_id in transaction_ids)
 
 
 @shared_task
-def transactions_advance_due_task() -> int:
-    """Every 30 s (CELERY_BEAT_SCHEDULE): apply due steps whose task was lost, long waits, expiries."""
-    return transaction_steps_apply_due()
+def transaction_steps_relay_task() -> int:
+    """Every second (CELERY_BEAT_SCHEDULE): queue tasks for the transactions whose steps are due."""
+    return transaction_steps_relay()
 
 
 @shared_task(bind=True, max_retries=5)

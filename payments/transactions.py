@@ -15,9 +15,9 @@ PENDING → COMPLETED / REJECTED / FAILED / EXPIRED and PROCESSING → FAILED.
 Every move goes through `transaction_transition` (row lock, table check, quote kept in step, the
 OUTGOING_PAYMENT.* / INCOMING_PAYMENT.* webhook in the same database transaction). What a rail will
 do later is stored as due `steps` on the row; `transaction_advance` applies the due ones, run by a
-Celery task queued with the step's countdown, by the periodic sweep, and by every read, so a reader
-never waits for a worker. Applying a step twice is impossible: it is popped under the row lock, and
-its journal key is unique.
+Celery task that the relay queues once they fall due (`transaction_steps_relay`, every second) and
+by every read, so a reader never waits for a worker. Applying a step twice is impossible: it is
+popped under the row lock, and its journal key is unique.
 
 Money (see payments/ledger.py), with S the sending and R the receiving currency, T the total sent,
 F the service's fees, P the platform's, D = T - F - P what travels on (converted amount plus the
@@ -44,7 +44,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import F, Q, QuerySet
 
 from payments import clock, rates
 from payments.account_info import PAYMENT_RAILS
@@ -246,29 +246,6 @@ def decision_timeout_step(at: dt.datetime) -> dict[str, Any]:
     return _step(at, DECISION_TIMEOUT)
 
 
-def transaction_schedule(txn: Transaction) -> None:
-    """After commit, queue the task that applies the next step when it is due (the sweep is the
-    fallback when the broker is down or the wait is long)."""
-    if txn.next_step_at is None:
-        return
-    txn_id, due = txn.pk, txn.next_step_at
-    transaction.on_commit(lambda: _enqueue(txn_id, due))
-
-
-def _enqueue(txn_id: UUID, due: dt.datetime) -> None:
-    from payments.tasks import transaction_advance_task  # the tasks module imports this one
-
-    countdown = max(0.0, (due - clock.now()).total_seconds())
-    if countdown > 900:
-        return  # long waits are left to the periodic sweep rather than held by the broker
-    try:
-        transaction_advance_task.apply_async((str(txn_id),), countdown=countdown)
-    except Exception:
-        log.warning(
-            "could not queue the next step of transaction %s; the sweep applies it", txn_id, exc_info=True
-        )
-
-
 def transaction_lock(transaction_id: UUID) -> tuple[Quote | None, Transaction]:
     """Lock a transaction's row, then read its quote. That one row lock guards both: every writer of
     a transaction or of its quote takes it first. The quote is read after the lock is granted (a
@@ -295,7 +272,6 @@ def transaction_advance(*, transaction_id: UUID) -> Transaction:
     with transaction.atomic():
         quote, txn = transaction_lock(transaction_id)
         transaction_apply_due(quote, txn, clock.now())
-        transaction_schedule(txn)
     return txn
 
 
@@ -312,21 +288,68 @@ def transaction_apply_due(quote: Quote | None, txn: Transaction, now: dt.datetim
     return applied
 
 
-def transaction_steps_apply_due(*, platform: Platform | None = None, limit: int = 500) -> int:
-    """Apply the due steps of up to `limit` transactions (the sweep; reads of a platform's list).
+def transaction_steps_apply_due(*, platform: Platform, limit: int = 500) -> int:
+    """Apply the due steps of up to `limit` of the platform's transactions (reads of its list).
     One indexed query when nothing is due."""
-    due = Transaction.objects.filter(next_step_at__lte=clock.now())
-    # Ordered along an index: (next_step_at) for the sweep, (platform, next_step_at) for one platform.
-    order = ["next_step_at"]
-    if platform is not None:
-        due, order = due.filter(platform=platform), ["platform_id", "next_step_at"]
-    ids = list(due.order_by(*order).values_list("pk", flat=True)[:limit])
-    for transaction_id in ids:
+    ids = list(
+        Transaction.objects.filter(platform=platform, next_step_at__lte=clock.now())
+        .order_by("platform_id", "next_step_at")  # along the index
+        .values_list("pk", flat=True)[:limit]
+    )
+    transactions_advance(ids)
+    return len(ids)
+
+
+def transactions_advance(transaction_ids: Iterable[UUID]) -> None:
+    """`transaction_advance` each; one that fails is logged and the others go on."""
+    for transaction_id in transaction_ids:
         try:
             transaction_advance(transaction_id=transaction_id)
+        except Transaction.DoesNotExist:
+            pass  # not (or no longer) in this database
         except Exception:
             log.exception("could not apply the due steps of transaction %s", transaction_id)
-    return len(ids)
+
+
+RELAY_CHUNK = 25  # transactions per queued task
+RELAY_REQUEUE_AFTER = dt.timedelta(seconds=60)  # a queued task that has not run by then was lost
+
+
+def transaction_steps_relay(*, limit: int = 5000) -> int:
+    """Queue tasks for the due steps (every second, CELERY_BEAT_SCHEDULE); the number of transactions.
+
+    The requests that set steps publish nothing: `next_step_at` is their outbox, and this relay
+    turns due rows into tasks, RELAY_CHUNK transactions each, so money movement never waits for
+    (or fails with) the broker. A due step is queued once (`step_queued_at` records when) and again
+    when it is still due RELAY_REQUEUE_AFTER later. Rows locked by a running change are skipped
+    until the next run, so relays on several workers never queue the same row twice."""
+    from payments.tasks import transactions_advance_task  # the tasks module imports this one
+
+    now = clock.now()
+    with transaction.atomic():
+        due = list(
+            Transaction.objects.select_for_update(skip_locked=True)
+            .filter(next_step_at__lte=now)
+            .filter(
+                Q(step_queued_at__isnull=True)
+                | Q(step_queued_at__lt=F("next_step_at"))
+                | Q(step_queued_at__lt=now - RELAY_REQUEUE_AFTER)
+            )
+            .order_by("next_step_at")
+            .values_list("pk", flat=True)[:limit]
+        )
+        Transaction.objects.filter(pk__in=due).update(step_queued_at=now)
+    for start in range(0, len(due), RELAY_CHUNK):
+        chunk = [str(pk) for pk in due[start : start + RELAY_CHUNK]]
+        try:
+            transactions_advance_task.delay(chunk)
+        except Exception:
+            log.warning(
+                "could not queue the due steps of %d transactions; queued again in a minute",
+                len(chunk),
+                exc_info=True,
+            )
+    return len(due)
 
 
 def _apply_step(quote: Quote | None, txn: Transaction, step: dict[str, Any]) -> None:

@@ -100,6 +100,11 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    # Parameters bound by the server, so psycopg prepares a statement once it has run a few times on
+    # a connection: PostgreSQL then skips parsing and planning it again. Half the database's CPU on
+    # the money paths, whose locking reads join five tables.
+    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
@@ -208,11 +213,11 @@ CELERY_BEAT_SCHEDULE["wallet-settle-sweep"] = {  # PROCESSING wallet operations 
     "schedule": 30.0,
     "options": {"expires": 25},
 }
-# Due sandbox steps and quote expiries whose task was lost or is far off (payments/transactions.py).
-CELERY_BEAT_SCHEDULE["transactions-advance-sweep"] = {
-    "task": "payments.tasks.transactions_advance_due_task",
-    "schedule": 30.0,
-    "options": {"expires": 25},
+# Due sandbox steps and quote expiries: the relay queues their tasks (payments/transactions.py).
+CELERY_BEAT_SCHEDULE["transaction-steps-relay"] = {
+    "task": "payments.tasks.transaction_steps_relay_task",
+    "schedule": 1.0,
+    "options": {"expires": 5},
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 

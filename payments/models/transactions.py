@@ -96,9 +96,11 @@ class Transaction(PlatformScoped):
     awaiting_decision = models.BooleanField(default=False)
 
     # The scripted timeline: steps ({at, step, ...}) still to apply, the earliest due time first.
-    # Applied by a task, by the periodic sweep and by any read, whichever comes first.
+    # Applied by a task the relay queues once they are due, and by any read, whichever comes first.
     steps = models.JSONField(default=list, blank=True)
     next_step_at = models.DateTimeField(null=True, blank=True)
+    # When the relay last queued a task for a due step (payments.transactions.transaction_steps_relay).
+    step_queued_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [
@@ -110,8 +112,11 @@ class Transaction(PlatformScoped):
                 condition=Q(executed_at__isnull=False),
                 name="transaction_daily_volume",
             ),
-            # Transactions with steps still to apply (a small share of all): the sweep and the reads of
-            # one platform's list find the due ones here.
+            # Transactions with steps still to apply (a small share of all): the relay finds the due
+            # ones along the first, the reads of one platform's list along the second.
+            models.Index(
+                fields=["next_step_at"], condition=Q(next_step_at__isnull=False), name="transaction_due_steps"
+            ),
             models.Index(
                 fields=["platform", "next_step_at"],
                 condition=Q(next_step_at__isnull=False),

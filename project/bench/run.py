@@ -136,6 +136,33 @@ def _wrk(wrk: str, load, seconds: int) -> dict:
     return {"rps": rps, "p50_ms": p50, "p99_ms": p99, "errors": int(non2xx.group(1)) if non2xx else 0}
 
 
+def _print(name: str, result: dict, target: float | None) -> None:
+    ratio = f"{result['ratio']:.2f}" if "ratio" in result else ""
+    wanted = f">={target}" if target else ""
+    flag = f"  (non-2xx: {result['errors']})" if result["errors"] else ""
+    print(
+        f"{name:44} {result['rps']:9.0f} {result['p50_ms']:8.2f} {result['p99_ms']:8.2f} {ratio:>7} {wanted:>7}{flag}",
+        flush=True,
+    )
+
+
+def _measure(wrk: str, load) -> dict:
+    _wrk(wrk, load, 2)  # warm-up
+    return _wrk(wrk, load, DURATION)
+
+
+def _vacuum() -> None:
+    """What autovacuum would have done after a case's set-up (it is off on the CI machine): without
+    it, the first requests set hint bits on thousands of new rows and plan without statistics.
+    Needs a superuser for the CHECKPOINT (the bench's database is the CI machine's own)."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:  # autocommit: VACUUM cannot run inside a transaction
+            cursor.execute("VACUUM (ANALYZE)")
+            cursor.execute("CHECKPOINT")  # the set-up's writes flushed now, not during the next case
+
+
 MICRO_SECONDS = float(os.environ.get("BENCH_MICRO_SECONDS", "1.5"))
 
 
@@ -260,13 +287,21 @@ def main() -> None:
     try:
         _wait_for_port(time.monotonic() + 30)
         print(f"{'case':44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'ratio':>7} {'target':>7}", flush=True)
+        floors = {floor.name: floor for floor in FLOORS}
         for case in _selected(FLOORS + CASES):
             load = case.prepare(creds)
-            _wrk(wrk, load, 2)  # warm-up
-            result = _wrk(wrk, load, DURATION)
+            _vacuum()
+            # A floor runs again right before each case measured against it: on these VMs a floor
+            # moves by a third or more within minutes (commit flushes, checkpoints), so a ratio to
+            # one measured earlier says more about the disk than about the case.
+            if case.floor in floors:
+                results[case.floor] = _measure(wrk, floors[case.floor].prepare(creds))
+                _print(f"  {case.floor}, again", results[case.floor], None)
+            result = _measure(wrk, load)
             if case.floor:
                 result["floor"] = case.floor
                 floor = results[case.floor]
+                result["floor_rps"] = floor["rps"]
                 ratio = (
                     floor["p50_ms"] / result["p50_ms"]
                     if case.metric == "p50"
@@ -276,14 +311,7 @@ def main() -> None:
                 result["metric"] = case.metric
                 result["target"] = case.target
             results[case.name] = result
-            ratio = f"{result['ratio']:.2f}" if "ratio" in result else ""
-            target = f">={case.target}" if case.target else ""
-            flag = f"  (non-2xx: {result['errors']})" if result["errors"] else ""
-            print(
-                f"{case.name:44} {result['rps']:9.0f} {result['p50_ms']:8.2f} {result['p99_ms']:8.2f} "
-                f"{ratio:>7} {target:>7}{flag}",
-                flush=True,
-            )
+            _print(case.name, result, case.target)
         _portal_timings(_selected(PORTAL_TIMINGS), creds, results)
     finally:
         server.terminate()

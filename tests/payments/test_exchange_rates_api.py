@@ -8,7 +8,7 @@ import pytest
 from django.core.cache import cache
 
 from payments.exchange_rates import EXCHANGE_RATE_CACHE_SECONDS
-from payments.tasks import transaction_advance_task
+from payments.tasks import transactions_advance_task
 from tests.payments.money_support import on_the_wire, reference_validator
 
 pytestmark = pytest.mark.django_db
@@ -78,4 +78,4 @@ def test_unknown_currencies_are_field_errors(api):
 
 
 def test_the_advance_task_ignores_a_transaction_it_does_not_know():
-    transaction_advance_task(str(uuid.uuid4()))
+    transactions_advance_task([str(uuid.uuid4())])

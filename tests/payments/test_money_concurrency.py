@@ -14,6 +14,8 @@ from payments.errors import Conflict, InsufficientFunds
 from payments.ledger import ledger_balance_mismatches, ledger_currency_totals
 from payments.models import LedgerJournal, LedgerPosting, Transaction
 from payments.quotes import QuoteRequest, quote_create, quote_execute
+from payments.tasks import transactions_advance_task
+from payments.transactions import transaction_steps_relay
 from tests import factories
 from tests.payments.money_support import consenting_customer, funded_account, usd_external
 
@@ -103,3 +105,32 @@ def test_two_hundred_concurrent_transfers_drain_one_account_without_going_negati
     assert sorted(set(internal.values_list("amount", flat=True))) == [-amount]
     assert all(total == 0 for total in ledger_currency_totals().values())
     assert ledger_balance_mismatches() == []
+
+
+def test_relays_running_at_once_queue_each_due_step_once(setup, monkeypatch):
+    platform, customer, payee = setup
+    source = funded_account(customer, 1_000_000)
+    executed = []
+    for i in range(60):
+        quote = quote_create(platform=platform, request=_request(source, payee, 1_000 + i))
+        executed.append(str(quote_execute(platform=platform, quote_id=quote.pk).transaction.pk))
+    queued, lock = [], threading.Lock()
+
+    def delay(ids):
+        with lock:
+            queued.extend(ids)
+
+    monkeypatch.setattr(transactions_advance_task, "delay", delay)
+    barrier = threading.Barrier(WORKERS)
+
+    @_in_thread
+    def relay(_i):
+        barrier.wait(timeout=10)
+        return transaction_steps_relay(limit=20)
+
+    for _round in range(4):
+        with ThreadPoolExecutor(WORKERS) as pool:
+            list(pool.map(relay, range(WORKERS)))
+    assert Counter(queued) == Counter(executed)  # every due step once, none twice
+    transactions_advance_task(queued)
+    assert Transaction.objects.filter(status="COMPLETED").count() == 60

@@ -12,7 +12,8 @@ from django.test import override_settings
 from payments import clock
 from payments.accounts import account_balance
 from payments.models import LedgerAccount, LedgerJournal, WebhookEvent
-from payments.tasks import transaction_advance_task, transactions_advance_due_task
+from payments.tasks import transactions_advance_task
+from payments.transactions import RELAY_CHUNK, RELAY_REQUEUE_AFTER, transaction_steps_relay
 from tests.payments.money_support import (
     consenting_customer,
     funded_account,
@@ -127,40 +128,70 @@ def test_magic_suffixes_do_nothing_in_production(api, sender):
         assert _txn(api, quote)["status"] == "COMPLETED"
 
 
-# --- the task, the sweep and the read all apply due steps, once ------------------------------------
+# --- the relay queues due steps, the task and the read apply them, once -----------------------------
+
+
+@pytest.fixture
+def queued(monkeypatch):
+    """The transaction ids of each task the relay queues (no broker)."""
+    batches = []
+    monkeypatch.setattr(transactions_advance_task, "delay", lambda ids: batches.append(ids))
+    return batches
 
 
 def test_the_task_applies_a_due_step_and_is_harmless_early_or_twice(api, sender):
     quote = _pay(api, sender, "1234567003")
     transaction_id = quote["transactionId"].split(":", 1)[1]
-    transaction_advance_task(transaction_id)  # not due yet: nothing happens
+    transactions_advance_task([transaction_id])  # not due yet: nothing happens
     assert _txn(api, quote)["status"] == "PROCESSING"
     clock.advance(dt.timedelta(minutes=7))
-    transaction_advance_task(transaction_id)
-    transaction_advance_task(transaction_id)
+    transactions_advance_task([transaction_id, transaction_id])
     assert _events("OUTGOING_PAYMENT.COMPLETED") == 1
     assert LedgerJournal.objects.filter(kind="DELIVERY").count() == 1
 
 
-def test_the_periodic_sweep_applies_due_steps(api, sender):
-    quote = _pay(api, sender, "1234567003")
+def test_execution_publishes_nothing_and_the_relay_queues_the_step_once_due(api, sender, queued):
+    quote = _pay(api, sender, "1234567003")  # completes about six minutes later
+    transaction_id = quote["transactionId"].split(":", 1)[1]
+    assert transaction_steps_relay() == 0 and queued == []
     clock.advance(dt.timedelta(minutes=7))
-    assert transactions_advance_due_task() == 1
-    assert _events("OUTGOING_PAYMENT.COMPLETED") == 1
-    assert transactions_advance_due_task() == 0
+    assert transaction_steps_relay() == 1
+    assert queued == [[transaction_id]]
+    assert transaction_steps_relay() == 0  # queued once, not again every second
+    transactions_advance_task(queued[0])
     assert _txn(api, quote)["status"] == "COMPLETED"
+    assert _events("OUTGOING_PAYMENT.COMPLETED") == 1
 
 
-def test_execution_queues_the_next_step_after_commit(
-    api, sender, monkeypatch, django_capture_on_commit_callbacks
-):
-    queued = []
-    monkeypatch.setattr(
-        transaction_advance_task, "apply_async", lambda args, countdown: queued.append(countdown)
-    )
-    with django_capture_on_commit_callbacks(execute=True):
-        _pay(api, sender, "1234567003")
-    assert len(queued) == 1 and 355 <= queued[0] <= 360
+def test_the_relay_queues_again_a_step_whose_task_was_lost(api, sender, queued):
+    _pay(api, sender, "1234567003")
+    clock.advance(dt.timedelta(minutes=7))
+    assert transaction_steps_relay() == 1
+    clock.advance(dt.timedelta(seconds=30))
+    assert transaction_steps_relay() == 0
+    clock.advance(RELAY_REQUEUE_AFTER)
+    assert transaction_steps_relay() == 1
+    assert len(queued) == 2 and queued[0] == queued[1]
+
+
+def test_the_relay_queues_each_later_step_when_it_falls_due(api, sender, queued):
+    quote = _pay(api, sender, "1234567005")  # completes, then is returned later
+    clock.advance(dt.timedelta(seconds=1))
+    assert transaction_steps_relay() == 1
+    transactions_advance_task(queued[-1])
+    assert _txn(api, quote)["status"] == "COMPLETED"
+    clock.advance(dt.timedelta(days=1))
+    assert transaction_steps_relay() == 1
+    transactions_advance_task(queued[-1])
+    assert _txn(api, quote)["status"] == "FAILED"
+
+
+def test_the_relay_spreads_many_due_transactions_over_tasks(api, sender, queued):
+    for i in range(RELAY_CHUNK + 1):
+        _pay(api, sender, "1234567003", amount=1_000 + i)
+    clock.advance(dt.timedelta(minutes=7))
+    assert transaction_steps_relay() == RELAY_CHUNK + 1
+    assert [len(ids) for ids in queued] == [RELAY_CHUNK, 1]
 
 
 # --- crypto payouts carry their on-chain transaction -------------------------------------------------
