@@ -75,21 +75,35 @@ _PLATFORM_VOLUME = (
 _UUID = UUIDField()
 
 
+# The volume's owner row, locked until the caller's transaction ends, so that two transfers of one
+# customer (from any of its accounts) cannot both read the volume before either is counted. NO KEY:
+# rows that only reference the owner (new quotes, accounts) are not held up. SQLite has one writer.
+_LOCK_CUSTOMER = "SELECT 1 FROM payments_customer WHERE id = %s FOR NO KEY UPDATE"
+_LOCK_PLATFORM = "SELECT 1 FROM payments_platform WHERE id = %s FOR NO KEY UPDATE"
+
+
 def _volume_since(platform_id: UUID, customer_id: UUID | None, start: dt.datetime) -> int:
     """US cents executed since `start` by the customer (None: the platform's own transfers), failed
-    and rejected transfers excluded."""
-    connection = connections[router.db_for_read(Transaction)]
+    and rejected transfers excluded; read after locking the owner's row (PostgreSQL)."""
+    connection = connections[router.db_for_write(Transaction)]
     owners = [platform_id] if customer_id is None else [platform_id, customer_id]
     params = [_UUID.get_db_prep_value(owner, connection) for owner in owners]
-    params += [connection.ops.adapt_datetimefield_value(start), Status.FAILED.value, Status.REJECTED.value]
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(_LOCK_PLATFORM if customer_id is None else _LOCK_CUSTOMER, params[-1:])
+        params += [
+            connection.ops.adapt_datetimefield_value(start),
+            Status.FAILED.value,
+            Status.REJECTED.value,
+        ]
         cursor.execute(_PLATFORM_VOLUME if customer_id is None else _CUSTOMER_VOLUME, params)
         return int(cursor.fetchone()[0] or 0)  # PostgreSQL sums a bigint as a numeric
 
 
 def limits_check_daily(*, platform: Platform, customer_id: UUID | None, usd_value: int) -> None:
     """Raise 429 DAILY_VOLUME_LIMIT_EXCEEDED when `usd_value` more would take the day's volume over
-    the limit. Call it with the source's row lock held, so two transfers cannot both squeeze in."""
+    the limit. Call it inside the transaction that records the transfer as executed: the owner's row
+    stays locked until it ends, so two transfers cannot both squeeze in."""
     limit = daily_volume_limit(platform)
     now = clock.now()
     start = _start_of_day(now)

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 
 from payments.accounts import account_balance
-from payments.errors import Conflict, InsufficientFunds
+from payments.errors import Conflict, InsufficientFunds, RateLimited
 from payments.ledger import ledger_balance_mismatches, ledger_currency_totals
 from payments.models import LedgerJournal, LedgerPosting, Transaction
 from payments.quotes import QuoteRequest, quote_create, quote_execute
@@ -134,3 +134,29 @@ def test_relays_running_at_once_queue_each_due_step_once(setup, monkeypatch):
     assert Counter(queued) == Counter(executed)  # every due step once, none twice
     transactions_advance_task(queued)
     assert Transaction.objects.filter(status="COMPLETED").count() == 60
+
+
+def test_transfers_from_two_accounts_of_one_customer_cannot_both_squeeze_under_the_daily_limit(setup):
+    platform, customer, payee = setup
+    platform.daily_volume_limit = 15_000  # US cents: any two of the transfers below go over it
+    platform.save(update_fields=["daily_volume_limit"])
+    sources = [funded_account(customer, 1_000_000), funded_account(customer, 1_000_000, "EUR")]
+    quotes = [
+        quote_create(platform=platform, request=_request(sources[i % 2], payee, 10_000)) for i in range(16)
+    ]
+    barrier = threading.Barrier(WORKERS)
+
+    @_in_thread
+    def execute(i):
+        if i < WORKERS:
+            barrier.wait(timeout=10)
+        try:
+            quote_execute(platform=platform, quote_id=quotes[i].pk)
+            return "ok"
+        except RateLimited:
+            return "limited"
+
+    with ThreadPoolExecutor(WORKERS) as pool:
+        outcomes = Counter(pool.map(execute, range(16)))
+    assert outcomes == {"ok": 1, "limited": 15}
+    assert LedgerJournal.objects.filter(kind="DEBIT").count() == 1
