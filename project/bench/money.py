@@ -81,7 +81,8 @@ def _payee(platform, customer):
         customer_id=customer.pk,
         account_info={
             "accountType": "USD_ACCOUNT",
-            "accountNumber": "55" + str(secrets.randbelow(10**8)).zfill(8),
+            # Ends in 001: the sandbox's plain success (002-007 script failures and delays).
+            "accountNumber": "55" + str(secrets.randbelow(10**5)).zfill(5) + "001",
             "routingNumber": "021000021",
             "beneficiary": {"beneficiaryType": "INDIVIDUAL", "fullName": "Bench Payee"},
         },
