@@ -118,8 +118,8 @@ class Command(BaseCommand):
                     "project",
                     "worker",
                     "--beat",
-                    "--loglevel",
-                    "INFO",
+                    "--loglevel",  # INFO would log the relay's run every second (CELERY_BEAT_SCHEDULE)
+                    os.environ.get("CELERY_LOG_LEVEL", "WARNING"),
                     "--concurrency",
                     os.environ.get("CELERY_CONCURRENCY", "2"),
                 ]
