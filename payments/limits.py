@@ -5,7 +5,9 @@ Both are in US cents, so one threshold covers every currency: an amount counts a
 rate (`rates.USD_VALUE`), rounded down. A platform sets its own on its row (admin: Platforms);
 otherwise the settings defaults apply. The daily volume is what a customer (or, for its own
 transfers, the platform) had executed since 00:00 UTC, failed transfers excluded; it resets at
-midnight, which is what `Retry-After` says.
+midnight, which is what `Retry-After` says. It is kept as a running total per owner and day
+(`DailyVolume`): a transfer is added as it is executed and taken back out if it fails, so checking
+it costs one statement however many transfers the owner makes.
 """
 
 from __future__ import annotations
@@ -20,9 +22,7 @@ from django.db.models import UUIDField
 
 from payments import clock, money, rates
 from payments.errors import BadRequest, RateLimited
-from payments.models import Platform, Transaction
-
-Status = Transaction.Status
+from payments.models import DailyVolume, Platform, Transaction
 
 
 def usd_cents(amount: int, currency: str) -> int:
@@ -62,59 +62,70 @@ def _start_of_day(now: dt.datetime) -> dt.datetime:
     return now.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
 
 
-# The volume read every transfer makes: plain SQL, since compiling the ORM's aggregate costs several
-# times the query. Both use the partial index `transaction_daily_volume`.
-_CUSTOMER_VOLUME = (
-    "SELECT SUM(usd_value) FROM payments_transaction WHERE platform_id = %s AND customer_id = %s"
-    " AND executed_at >= %s AND status NOT IN (%s, %s)"
+# Plain SQL: the volume is counted on every transfer, and compiling the ORM's upsert costs several
+# times the statement. `_ADD` locks the owner's row for the day until the caller's transaction ends,
+# so two transfers of one owner (from any of its accounts) are counted one after the other; its
+# WHERE leaves the row as it was (and returns nothing) when the sum would go over the limit.
+# Lock order: a transfer's balance rows first (the ledger's debit or refund), then the volume row.
+_ADD = (
+    "INSERT INTO payments_dailyvolume (platform_id, owner_id, day, usd_cents) VALUES (%s, %s, %s, %s)"
+    " ON CONFLICT (owner_id, day) DO UPDATE"
+    " SET usd_cents = payments_dailyvolume.usd_cents + excluded.usd_cents"
+    " WHERE payments_dailyvolume.usd_cents + excluded.usd_cents <= %s"
+    " RETURNING usd_cents"
 )
-_PLATFORM_VOLUME = (
-    "SELECT SUM(usd_value) FROM payments_transaction WHERE platform_id = %s AND customer_id IS NULL"
-    " AND executed_at >= %s AND status NOT IN (%s, %s)"
-)
+_TAKE_BACK = "UPDATE payments_dailyvolume SET usd_cents = usd_cents - %s WHERE owner_id = %s AND day = %s"
+_USED = "SELECT usd_cents FROM payments_dailyvolume WHERE owner_id = %s AND day = %s"
 _UUID = UUIDField()
 
 
-# The volume's owner row, locked until the caller's transaction ends, so that two transfers of one
-# customer (from any of its accounts) cannot both read the volume before either is counted. NO KEY:
-# rows that only reference the owner (new quotes, accounts) are not held up. SQLite has one writer.
-_LOCK_CUSTOMER = "SELECT 1 FROM payments_customer WHERE id = %s FOR NO KEY UPDATE"
-_LOCK_PLATFORM = "SELECT 1 FROM payments_platform WHERE id = %s FOR NO KEY UPDATE"
-
-
-def _volume_since(platform_id: UUID, customer_id: UUID | None, start: dt.datetime) -> int:
-    """US cents executed since `start` by the customer (None: the platform's own transfers), failed
-    and rejected transfers excluded; read after locking the owner's row (PostgreSQL)."""
-    connection = connections[router.db_for_write(Transaction)]
-    owners = [platform_id] if customer_id is None else [platform_id, customer_id]
-    params = [_UUID.get_db_prep_value(owner, connection) for owner in owners]
+def _execute(sql: str, params: list) -> int | None:
+    """Run one of the statements above (UUIDs and dates among `params` go as the database takes
+    them); the first column of the row it returned, if it returned one."""
+    connection = connections[router.db_for_write(DailyVolume)]
+    prepared = [
+        _UUID.get_db_prep_value(p, connection)
+        if isinstance(p, UUID)
+        else connection.ops.adapt_datefield_value(p)
+        if isinstance(p, dt.date)
+        else p
+        for p in params
+    ]
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(_LOCK_PLATFORM if customer_id is None else _LOCK_CUSTOMER, params[-1:])
-        params += [
-            connection.ops.adapt_datetimefield_value(start),
-            Status.FAILED.value,
-            Status.REJECTED.value,
-        ]
-        cursor.execute(_PLATFORM_VOLUME if customer_id is None else _CUSTOMER_VOLUME, params)
-        return int(cursor.fetchone()[0] or 0)  # PostgreSQL sums a bigint as a numeric
+        cursor.execute(sql, prepared)
+        row = cursor.fetchone() if cursor.description else None
+    return None if row is None else int(row[0])
 
 
-def limits_check_daily(*, platform: Platform, customer_id: UUID | None, usd_value: int) -> None:
-    """Raise 429 DAILY_VOLUME_LIMIT_EXCEEDED when `usd_value` more would take the day's volume over
-    the limit. Call it inside the transaction that records the transfer as executed: the owner's row
-    stays locked until it ends, so two transfers cannot both squeeze in."""
+def _owner(platform_id: UUID, customer_id: UUID | None) -> UUID:
+    return customer_id or platform_id
+
+
+def limits_count_daily(*, platform: Platform, customer_id: UUID | None, usd_value: int) -> None:
+    """Count `usd_value` into today's volume of the customer (None: the platform's own transfers), or
+    raise 429 DAILY_VOLUME_LIMIT_EXCEEDED, counting nothing, when that would take it over the limit.
+    Call it inside the transaction that records the transfer as executed, after its ledger postings:
+    a rollback takes the count back, and the volume row stays locked until the transaction ends."""
     limit = daily_volume_limit(platform)
     now = clock.now()
-    start = _start_of_day(now)
-    moved = _volume_since(platform.pk, customer_id, start)
-    if moved + usd_value > limit:
-        reset = start + dt.timedelta(days=1)
-        raise RateLimited(
-            f"This transfer would take today's volume to {(moved + usd_value) / 100:.2f} USD, above the daily "
-            f"limit of {limit / 100:.2f} USD; the volume resets at 00:00 UTC",
-            code="DAILY_VOLUME_LIMIT_EXCEEDED",
-            retry_after=int((reset - now).total_seconds()) + 1,
-            limitUsdCents=limit,
-            usedUsdCents=moved,
-        )
+    day, owner = now.astimezone(dt.UTC).date(), _owner(platform.pk, customer_id)
+    if usd_value <= limit and _execute(_ADD, [platform.pk, owner, day, usd_value, limit]) is not None:
+        return
+    moved = _execute(_USED, [owner, day]) or 0
+    reset = _start_of_day(now) + dt.timedelta(days=1)
+    raise RateLimited(
+        f"This transfer would take today's volume to {(moved + usd_value) / 100:.2f} USD, above the daily "
+        f"limit of {limit / 100:.2f} USD; the volume resets at 00:00 UTC",
+        code="DAILY_VOLUME_LIMIT_EXCEEDED",
+        retry_after=int((reset - now).total_seconds()) + 1,
+        limitUsdCents=limit,
+        usedUsdCents=moved,
+    )
+
+
+def limits_take_back_daily(txn: Transaction) -> None:
+    """Take a transfer that failed or was rejected after it was counted back out of the volume of the
+    day it was executed on (call it once, with that move)."""
+    if txn.executed_at is not None and txn.usd_value:
+        day = txn.executed_at.astimezone(dt.UTC).date()
+        _execute(_TAKE_BACK, [txn.usd_value, _owner(txn.platform_id, txn.customer_id), day])

@@ -1,14 +1,15 @@
 """The operator's read-only view of money: transactions (with their timeline and refund) and the ledger.
 
 Nothing here changes money; a stuck refund (sandbox suffix 007) shows as a FAILED transaction whose
-refund status is FAILED, and its amount stays in the platform's SETTLEMENT account.
+refund status is FAILED, and its amount stays in the platform's SETTLEMENT account. Daily volumes are
+what each customer (or platform) has used of its daily volume limit per UTC day.
 Platforms' money limits are edited on the Platform page (payments/admin.py)."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 
-from payments.models import LedgerJournal, LedgerPosting, Transaction
+from payments.models import DailyVolume, LedgerJournal, LedgerPosting, Transaction
 
 
 class _ReadOnly(admin.ModelAdmin):
@@ -86,3 +87,11 @@ class LedgerJournalAdmin(_ReadOnly):
     fields = ("id", "platform", "kind", "key", "transaction", "description", "created_at")
     readonly_fields = fields
     inlines = [LedgerPostingInline]
+
+
+@admin.register(DailyVolume)
+class DailyVolumeAdmin(_ReadOnly):
+    list_display = ("owner_id", "day", "usd_cents", "platform")
+    list_filter = ("day",)
+    search_fields = ("=owner_id",)
+    ordering = ("-day", "owner_id")

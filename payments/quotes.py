@@ -48,7 +48,7 @@ from payments.book_transfers import uma_own_account
 from payments.customers import consent_is_recorded, customer_get
 from payments.errors import BadRequest, Conflict, FieldError, Forbidden, Gone, InvalidInput, ResourceNotFound
 from payments.ledger import ledger_internal_account_by_id, ledger_post
-from payments.limits import limits_check_daily, limits_check_size, usd_cents
+from payments.limits import limits_check_size, limits_count_daily, usd_cents
 from payments.models import (
     Customer,
     ExternalAccount,
@@ -895,8 +895,8 @@ def _execute_locked(quote: Quote, txn: Transaction, *, idempotency_key: str) -> 
     """The execution itself, with the quote and its transaction locked (or just created)."""
     now = clock.now()
     value = usd_cents(quote.total_sending_amount, quote.sending_currency)
-    limits_check_daily(platform=txn.platform, customer_id=quote.customer_id, usd_value=value)
-    if quote.source_kind == SourceKind.INTERNAL:
+    internal = quote.source_kind == SourceKind.INTERNAL
+    if internal:
         source = ledger_internal_account_by_id(quote.source_internal_account_id)
         quote.source_internal_account.platform = txn.platform  # the quote's own platform
         ledger_post(
@@ -907,6 +907,9 @@ def _execute_locked(quote: Quote, txn: Transaction, *, idempotency_key: str) -> 
             txn=txn,
             accounts=[quote.source_internal_account],
         )
+    # After the debit: balance rows are locked before the volume row (see payments.limits).
+    limits_count_daily(platform=txn.platform, customer_id=quote.customer_id, usd_value=value)
+    if internal:
         events = payout_events(quote, txn)
     else:
         events = rail_adapter().pull(
@@ -958,6 +961,6 @@ def quote_funds_received(*, amount: int | None, transaction_id: UUID) -> Transac
                 detail=f"received {amount}, expected {quote.total_sending_amount}; returned to the payer",
             )
         value = usd_cents(quote.total_sending_amount, quote.sending_currency)
-        limits_check_daily(platform=txn.platform, customer_id=quote.customer_id, usd_value=value)
+        limits_count_daily(platform=txn.platform, customer_id=quote.customer_id, usd_value=value)
         realtime_funding_steps(quote, txn, now=clock.now(), usd_value=value)
     return txn

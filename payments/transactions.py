@@ -50,6 +50,7 @@ from payments import clock, rates
 from payments.account_info import PAYMENT_RAILS
 from payments.errors import Conflict, ResourceNotFound
 from payments.ledger import Leg, ledger_internal_account, ledger_post, ledger_reverse, ledger_system_accounts
+from payments.limits import limits_take_back_daily
 from payments.models import LedgerAccount, LedgerJournal, Platform, Quote, Transaction
 from payments.models import TransactionStatus as Status
 from payments.query_plans import plan_first, plan_update
@@ -183,6 +184,8 @@ def transaction_transition(
         return current
     if to not in TRANSITIONS[current.type][current.status]:
         raise IllegalTransactionTransition(txn=current, from_status=current.status, to_status=to)
+    if to in (Status.FAILED, Status.REJECTED):
+        limits_take_back_daily(current)
     current.status = to
     if to == Status.COMPLETED and current.settled_at is None:
         changes.setdefault("settled_at", clock.now())

@@ -137,7 +137,6 @@ def webhook_emit(
         platform=platform,
         type=type,
         body=body,
-        payload=json.loads(body),
         status=Status.PENDING if has_endpoint else Status.FAILED,
         next_attempt_at=now if has_endpoint else None,
         task_due_at=now if has_endpoint else None,
@@ -169,7 +168,7 @@ def webhook_rewrite(*, event_id: UUID, type: str, data: dict[str, Any]) -> bool:
         }
     )
     updated = WebhookEvent.objects.filter(pk=event_id, type=type, attempts=0).update(
-        body=body, payload=json.loads(body), updated_at=now
+        body=body, updated_at=now
     )
     return bool(updated)
 

@@ -15,6 +15,7 @@ from payments.models.external_accounts import (
     ExternalAccountStatusChange,
 )
 from payments.models.ledger import LedgerAccount, LedgerJournal, LedgerPosting
+from payments.models.limits import DailyVolume
 from payments.models.platforms import ApiToken, Platform
 from payments.models.quotes import Quote, QuoteStatus, ReceiverLookup
 from payments.models.sca import ScaChallenge, ScaChallengeStatus, ScaFactor, ScaPasskey, ScaProfile
@@ -30,6 +31,7 @@ __all__ = [
     "Customer",
     "CustomerStatus",
     "CustomerStatusChange",
+    "DailyVolume",
     "Document",
     "ExternalAccount",
     "ExternalAccountStatus",

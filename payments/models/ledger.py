@@ -80,12 +80,17 @@ class LedgerJournal(models.Model):
     id = models.UUIDField(primary_key=True, default=ids.uuid7, editable=False)
     platform = models.ForeignKey("payments.Platform", on_delete=models.PROTECT, related_name="+")
     kind = models.CharField(max_length=16, choices=Kind.choices)
-    key = models.CharField(max_length=120, unique=True)
+    key = models.CharField(max_length=120)
     transaction = models.ForeignKey(
         "payments.Transaction", null=True, blank=True, on_delete=models.PROTECT, related_name="journals"
     )
     description = models.CharField(max_length=255, blank=True)
     created_at = models.DateTimeField(default=clock.now, editable=False)
+
+    class Meta:
+        # A constraint rather than `unique=True`, which on PostgreSQL adds a second (LIKE) index that
+        # every posting would keep up for lookups nobody makes.
+        constraints = [models.UniqueConstraint(fields=["key"], name="ledger_journal_key_unique")]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.key}"
@@ -95,7 +100,10 @@ class LedgerPosting(models.Model):
     """One leg of a journal: a signed amount on one account (positive credits, negative debits)."""
 
     journal = models.ForeignKey(LedgerJournal, on_delete=models.PROTECT, related_name="postings")
-    account = models.ForeignKey(LedgerAccount, on_delete=models.PROTECT, related_name="postings")
+    # Indexed by `ledger_posting_account` (account, id), which serves every lookup by account.
+    account = models.ForeignKey(
+        LedgerAccount, on_delete=models.PROTECT, related_name="postings", db_index=False
+    )
     currency = models.CharField(max_length=8)
     amount = models.BigIntegerField()
     created_at = models.DateTimeField(default=clock.now, editable=False)

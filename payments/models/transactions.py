@@ -34,9 +34,9 @@ class Transaction(PlatformScoped):
         CREDIT = "CREDIT"
         DEBIT = "DEBIT"
 
-    # No index of its own: every index below starts with the platform, and a lone one tempted the
-    # planner into scanning a new platform's every row for the daily-volume sum (its statistics say
-    # it is empty) instead of using `transaction_daily_volume`.
+    # No index of its own: the indexes below that start with the platform serve its reads, and a lone
+    # one tempted the planner into scanning a new platform's every row (its statistics say it is
+    # empty) instead of using the index a read was made for.
     platform = models.ForeignKey(
         "payments.Platform", on_delete=models.CASCADE, related_name="+", db_index=False
     )
@@ -73,12 +73,12 @@ class Transaction(PlatformScoped):
     exchange_rate = models.CharField(max_length=64, blank=True)
     fees = models.BigIntegerField(default=0)
     platform_fees = models.BigIntegerField(default=0)
-    # The sent amount in US cents at execution (the daily volume limit adds these up).
+    # The sent amount in US cents at execution (what it counts towards the owner's DailyVolume).
     usd_value = models.BigIntegerField(default=0)
     rate_details = models.JSONField(null=True, blank=True)
     payment_rail = models.CharField(max_length=32, blank=True)  # a PaymentRail value, blank otherwise
     rail_selection_mode = models.CharField(max_length=8, blank=True)
-    reference = models.CharField(max_length=64, db_index=True)
+    reference = models.CharField(max_length=64)  # indexed below (exact matches only)
 
     failure_reason = models.CharField(max_length=40, blank=True)
     failure_detail = models.CharField(max_length=255, blank=True)  # for operators, not on the wire
@@ -107,11 +107,7 @@ class Transaction(PlatformScoped):
             models.Index(fields=["platform", "id"], name="transaction_platform_id"),
             models.Index(fields=["platform", "customer", "id"], name="transaction_platform_customer"),
             models.Index(fields=["platform", "status", "id"], name="transaction_platform_status"),
-            models.Index(
-                fields=["platform", "customer", "executed_at"],
-                condition=Q(executed_at__isnull=False),
-                name="transaction_daily_volume",
-            ),
+            models.Index(fields=["reference"], name="transaction_reference"),
             # Transactions with steps still to apply (a small share of all): the relay finds the due
             # ones along the first, the reads of one platform's list along the second.
             models.Index(

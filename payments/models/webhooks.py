@@ -22,9 +22,8 @@ class WebhookEvent(PlatformScoped):
 
     type = models.CharField(max_length=64)  # a payments.webhook_types.WebhookType value
     # `body` is the exact JSON text sent and signed, `{id, type, timestamp, data}`; it never changes, so
-    # every redelivery is byte-identical. `payload` is the same object, parsed, for queries and the admin.
+    # every redelivery is byte-identical. (`payload` below is the same, parsed.)
     body = models.TextField()
-    payload = models.JSONField()
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     # Attempts in the current delivery round (the admin's redeliver starts a new round).
     attempts = models.PositiveIntegerField(default=0)
@@ -47,8 +46,12 @@ class WebhookEvent(PlatformScoped):
     def __str__(self) -> str:
         return f"{self.type} {self.public_id}"
 
+    @property
+    def payload(self) -> dict:
+        return json.loads(self.body)
+
     def pretty_payload(self) -> str:
-        return json.dumps(json.loads(self.body), indent=2, ensure_ascii=False)
+        return json.dumps(self.payload, indent=2, ensure_ascii=False)
 
 
 class WebhookAttempt(models.Model):

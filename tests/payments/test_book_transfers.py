@@ -287,9 +287,13 @@ def test_paying_ones_own_address_from_the_same_account_is_refused(api, pair):
 
 
 def _balance_events(account: InternalAccount) -> list[int]:
-    events = WebhookEvent.objects.filter(
-        type="INTERNAL_ACCOUNT.BALANCE_UPDATED", payload__data__id=account.public_id
-    ).order_by("created_at", "pk")
+    events = [
+        event
+        for event in WebhookEvent.objects.filter(type="INTERNAL_ACCOUNT.BALANCE_UPDATED").order_by(
+            "created_at", "pk"
+        )
+        if event.payload["data"]["id"] == account.public_id
+    ]
     for event in events:
         INTERNAL_ACCOUNT.validate(event.payload["data"])
     return [e.payload["data"]["balance"]["amount"] for e in events]

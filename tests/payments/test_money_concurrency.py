@@ -8,14 +8,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.db import connection
+from django.db import transaction as db_transaction
 
 from payments.accounts import account_balance
 from payments.errors import Conflict, InsufficientFunds, RateLimited
 from payments.ledger import ledger_balance_mismatches, ledger_currency_totals
-from payments.models import LedgerJournal, LedgerPosting, Transaction
+from payments.models import DailyVolume, LedgerJournal, LedgerPosting, Transaction
 from payments.quotes import QuoteRequest, quote_create, quote_execute
 from payments.tasks import transactions_advance_task
-from payments.transactions import transaction_steps_relay
+from payments.transactions import transaction_fail, transaction_lock, transaction_steps_relay
 from tests import factories
 from tests.payments.money_support import consenting_customer, funded_account, usd_external
 
@@ -160,3 +161,38 @@ def test_transfers_from_two_accounts_of_one_customer_cannot_both_squeeze_under_t
         outcomes = Counter(pool.map(execute, range(16)))
     assert outcomes == {"ok": 1, "limited": 15}
     assert LedgerJournal.objects.filter(kind="DEBIT").count() == 1
+
+
+def test_new_transfers_and_failing_ones_of_one_customer_do_not_deadlock(setup):
+    """An execute locks the source's balance row, then the customer's volume row; a failure refunds
+    to the source, then takes its amount back out of the volume: the same order, so no deadlock."""
+    platform, customer, payee = setup
+    platform.daily_volume_limit = 10**9
+    platform.save(update_fields=["daily_volume_limit"])
+    source = funded_account(customer, 10_000_000)
+    earlier = []
+    for _ in range(40):
+        quote = quote_create(platform=platform, request=_request(source, payee, 1_000))
+        earlier.append(quote_execute(platform=platform, quote_id=quote.pk).transaction.pk)
+    fresh = [quote_create(platform=platform, request=_request(source, payee, 1_000)).pk for _ in range(40)]
+    barrier = threading.Barrier(WORKERS)
+
+    @_in_thread
+    def work(i):
+        if i < WORKERS:
+            barrier.wait(timeout=10)
+        if i % 2:
+            quote_execute(platform=platform, quote_id=fresh[i // 2])
+        else:
+            with db_transaction.atomic():
+                quote, txn = transaction_lock(earlier[i // 2])
+                transaction_fail(quote, txn, failure_reason="QUOTE_EXECUTION_FAILED")
+        return "ok"
+
+    with ThreadPoolExecutor(WORKERS) as pool:
+        assert Counter(pool.map(work, range(80))) == {"ok": 80}
+    executed = Transaction.objects.filter(executed_at__isnull=False).exclude(status="FAILED")
+    assert [v.usd_cents for v in DailyVolume.objects.all()] == [sum(t.usd_value for t in executed)]
+    assert executed.count() == 40
+    assert all(total == 0 for total in ledger_currency_totals().values())
+    assert ledger_balance_mismatches() == []
