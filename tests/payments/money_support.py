@@ -12,6 +12,7 @@ import yaml
 from payments import clock
 from payments.external_accounts import external_account_create
 from payments.models import Customer, ExternalAccount, InternalAccount, Platform
+from payments.quotes import QuoteRequest
 from payments.sandbox import sandbox_fund
 from tests import factories
 
@@ -145,3 +146,13 @@ def quote_body(source: str, destination: str, amount: int, **extra) -> dict[str,
     }
     body.update(extra)
     return body
+
+
+def account_quote_request(source: InternalAccount, payee, amount: int) -> QuoteRequest:
+    """A domain-level quote request: `amount` (sending side locked) from an internal account to `payee`."""
+    return QuoteRequest(
+        source={"sourceType": "ACCOUNT", "accountId": source.public_id},
+        destination={"destinationType": "ACCOUNT", "accountId": payee.public_id},
+        locked_side="SENDING",
+        locked_amount=amount,
+    )

@@ -17,23 +17,19 @@ from payments.errors import RateLimited
 from payments.ledger import ledger_balance_mismatches, ledger_currency_totals
 from payments.limits import usd_cents
 from payments.models import DailyVolume, Transaction
-from payments.quotes import QuoteRequest, quote_create, quote_execute
+from payments.quotes import quote_create, quote_execute
 from payments.transactions import transaction_advance, transaction_fail, transaction_lock
 from tests import factories
-from tests.payments.money_support import consenting_customer, funded_account, usd_external
+from tests.payments.money_support import (
+    account_quote_request,
+    consenting_customer,
+    funded_account,
+    usd_external,
+)
 
 pytestmark = pytest.mark.django_db
 
 LIMIT = 50_000  # US cents
-
-
-def _request(source, payee, amount):
-    return QuoteRequest(
-        source={"sourceType": "ACCOUNT", "accountId": source.public_id},
-        destination={"destinationType": "ACCOUNT", "accountId": payee.public_id},
-        locked_side="SENDING",
-        locked_amount=amount,
-    )
 
 
 def _volumes_by_definition() -> dict[tuple, int]:
@@ -103,7 +99,9 @@ def test_the_counted_volume_always_equals_what_the_transactions_say(db, operatio
         for operation, which, suffix, amount in operations:
             if operation == "send":
                 payee = usd_external(platform, customers[which], account_number=f"5550001{suffix}")
-                quote = quote_create(platform=platform, request=_request(sources[which], payee, amount))
+                quote = quote_create(
+                    platform=platform, request=account_quote_request(sources[which], payee, amount)
+                )
                 value = usd_cents(quote.total_sending_amount, quote.sending_currency)
                 before = _today_by_definition(customers[which].pk)
                 try:
@@ -134,7 +132,7 @@ def sender():
 
 
 def _send(platform, source, payee, amount) -> Transaction:
-    quote = quote_create(platform=platform, request=_request(source, payee, amount))
+    quote = quote_create(platform=platform, request=account_quote_request(source, payee, amount))
     return quote_execute(platform=platform, quote_id=quote.pk).transaction
 
 

@@ -14,11 +14,16 @@ from payments.accounts import account_balance
 from payments.errors import Conflict, InsufficientFunds, RateLimited
 from payments.ledger import ledger_balance_mismatches, ledger_currency_totals
 from payments.models import DailyVolume, LedgerJournal, LedgerPosting, Transaction
-from payments.quotes import QuoteRequest, quote_create, quote_execute
+from payments.quotes import quote_create, quote_execute
 from payments.tasks import transactions_advance_task
 from payments.transactions import transaction_fail, transaction_lock, transaction_steps_relay
 from tests import factories
-from tests.payments.money_support import consenting_customer, funded_account, usd_external
+from tests.payments.money_support import (
+    account_quote_request,
+    consenting_customer,
+    funded_account,
+    usd_external,
+)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -37,15 +42,6 @@ def _in_thread(work):
     return run
 
 
-def _request(source, payee, amount):
-    return QuoteRequest(
-        source={"sourceType": "ACCOUNT", "accountId": source.public_id},
-        destination={"destinationType": "ACCOUNT", "accountId": payee.public_id},
-        locked_side="SENDING",
-        locked_amount=amount,
-    )
-
-
 @pytest.fixture
 def setup():
     platform = factories.PlatformFactory()
@@ -58,7 +54,7 @@ def setup():
 def test_fifty_concurrent_executes_of_one_quote_start_one_transfer(setup, same_key):
     platform, customer, payee = setup
     source = funded_account(customer, 1_000_000)
-    quote = quote_create(platform=platform, request=_request(source, payee, 10_000))
+    quote = quote_create(platform=platform, request=account_quote_request(source, payee, 10_000))
     barrier = threading.Barrier(WORKERS)
 
     @_in_thread
@@ -88,7 +84,7 @@ def test_two_hundred_concurrent_transfers_drain_one_account_without_going_negati
 
     @_in_thread
     def pay(_i):
-        quote = quote_create(platform=platform, request=_request(source, payee, amount))
+        quote = quote_create(platform=platform, request=account_quote_request(source, payee, amount))
         try:
             quote_execute(platform=platform, quote_id=quote.pk)
             return "ok"
@@ -113,7 +109,7 @@ def test_relays_running_at_once_queue_each_due_step_once(setup, monkeypatch):
     source = funded_account(customer, 1_000_000)
     executed = []
     for i in range(60):
-        quote = quote_create(platform=platform, request=_request(source, payee, 1_000 + i))
+        quote = quote_create(platform=platform, request=account_quote_request(source, payee, 1_000 + i))
         executed.append(str(quote_execute(platform=platform, quote_id=quote.pk).transaction.pk))
     queued, lock = [], threading.Lock()
 
@@ -143,7 +139,8 @@ def test_transfers_from_two_accounts_of_one_customer_cannot_both_squeeze_under_t
     platform.save(update_fields=["daily_volume_limit"])
     sources = [funded_account(customer, 1_000_000), funded_account(customer, 1_000_000, "EUR")]
     quotes = [
-        quote_create(platform=platform, request=_request(sources[i % 2], payee, 10_000)) for i in range(16)
+        quote_create(platform=platform, request=account_quote_request(sources[i % 2], payee, 10_000))
+        for i in range(16)
     ]
     barrier = threading.Barrier(WORKERS)
 
@@ -172,9 +169,12 @@ def test_new_transfers_and_failing_ones_of_one_customer_do_not_deadlock(setup):
     source = funded_account(customer, 10_000_000)
     earlier = []
     for _ in range(40):
-        quote = quote_create(platform=platform, request=_request(source, payee, 1_000))
+        quote = quote_create(platform=platform, request=account_quote_request(source, payee, 1_000))
         earlier.append(quote_execute(platform=platform, quote_id=quote.pk).transaction.pk)
-    fresh = [quote_create(platform=platform, request=_request(source, payee, 1_000)).pk for _ in range(40)]
+    fresh = [
+        quote_create(platform=platform, request=account_quote_request(source, payee, 1_000)).pk
+        for _ in range(40)
+    ]
     barrier = threading.Barrier(WORKERS)
 
     @_in_thread
