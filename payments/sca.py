@@ -572,12 +572,36 @@ def sca_passkey_enroll_confirm(
 
 
 def sca_factor_delete(*, platform: Platform, customer_id: UUID, credential_id: str) -> None:
+    """Delete the customer's passkey. Transfers waiting for a passkey challenge can then never be
+    authorized, so they fail now (SCA_NOT_COMPLETED, nothing moved) instead of when the challenge
+    lapses; the platform hears OUTGOING_PAYMENT.FAILED and can quote again."""
     customer = _sca_customer(platform, customer_id)
+    if not ScaPasskey.objects.filter(customer=customer, credential_id=credential_id).exists():
+        raise ResourceNotFound("ScaFactor", "The customer has no enrolled factor with this credentialId")
     with transaction.atomic():
+        waiting = ScaChallenge.objects.filter(
+            customer=customer, kind=Kind.PAYMENT, factor=ScaFactor.PASSKEY, status=Status.PENDING
+        ).values_list("quote__transaction", flat=True)
+        for transaction_id in sorted(set(waiting)):  # transactions' locks before the profile's
+            _fail_waiting_for_passkey(transaction_id)
         _profile_lock(customer)
         deleted, _ = ScaPasskey.objects.filter(customer=customer, credential_id=credential_id).delete()
-    if not deleted:
-        raise ResourceNotFound("ScaFactor", "The customer has no enrolled factor with this credentialId")
+        if not deleted:  # a concurrent delete took it: undo the above with the 404
+            raise ResourceNotFound("ScaFactor", "The customer has no enrolled factor with this credentialId")
+
+
+def _fail_waiting_for_passkey(transaction_id: UUID) -> None:
+    quote, txn = transaction_lock(transaction_id)
+    challenge = _pending_challenge(quote) if quote.status == Quote.Status.PENDING_AUTHORIZATION else None
+    if challenge is None or challenge.factor != ScaFactor.PASSKEY:
+        return
+    sca_challenge_transition(challenge, Status.CANCELLED)
+    transaction_fail(
+        quote,
+        txn,
+        failure_reason=NOT_COMPLETED,
+        detail=f"the passkey of SCA challenge {challenge.public_id} was deleted before it was authorized",
+    )
 
 
 def sca_not_supported(*, platform: Platform, customer_id: UUID, operation: str) -> NoReturn:
@@ -948,6 +972,14 @@ def _lapsed(quote: Quote, txn: Transaction) -> BadRequest:
         quote_id=quote.pk, status=Status.PENDING
     ):
         sca_challenge_transition(challenge, Status.EXPIRED)
+    if ScaChallenge.objects.filter(quote_id=quote.pk, status=Status.CANCELLED).exists():
+        return _proof_refused(
+            f"The transfer of quote {quote.public_id} failed before it was authorized: {txn.failure_detail} "
+            "(failureReason SCA_NOT_COMPLETED; nothing was moved). Create a new quote.",
+            "CHALLENGE_CANCELLED",
+            quoteId=quote.public_id,
+            transactionId=txn.public_id,
+        )
     return _proof_refused(
         f"The SCA challenge of quote {quote.public_id} expired before it was authorized; the transfer "
         "was not made (failureReason SCA_NOT_COMPLETED). Create a new quote.",

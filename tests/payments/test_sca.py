@@ -438,6 +438,31 @@ def test_resend_has_nothing_to_send_for_a_passkey_challenge(api, eu):
     assert (response.status_code, response.json()["code"]) == (409, "CONFLICT")
 
 
+def test_deleting_the_passkey_fails_the_transfers_waiting_for_it_at_once(api, eu):
+    customer, source = eu
+    authenticator = enroll_passkey(api, customer)
+    balance = account_balance(source)
+    payee = usd_external(api.platform, customer)
+    held = []
+    for factor in ("PASSKEY", "SMS_OTP"):
+        quote = api.post("/quotes", quote_body(source.public_id, payee.public_id, 1_000)).json()
+        held.append(api.post(f"/quotes/{quote['id']}/execute", {"scaFactor": factor}).json())
+    assert api.delete(sca_path(f"/sca/factors/{authenticator.credential_id}", customer)).status_code == 204
+
+    by_passkey, by_sms = (api.get(f"/quotes/{quote['id']}").json() for quote in held)
+    assert by_passkey["status"] == "FAILED" and "scaChallenge" not in by_passkey
+    txn = api.get(f"/transactions/{held[0]['transactionId']}").json()
+    assert (txn["status"], txn["failureReason"]) == ("FAILED", "SCA_NOT_COMPLETED")
+    assert WebhookEvent.objects.filter(type="OUTGOING_PAYMENT.FAILED").count() == 1
+    assert by_sms["status"] == "PENDING_AUTHORIZATION"  # its SMS challenge still stands
+    assert account_balance(source) == balance
+    response = _authorize(
+        api, held[0], **passkey_proof(authenticator, held[0]["scaChallenge"]["passkeyAssertionOptions"])
+    )
+    assert (response.status_code, response.json()["details"]["reason"]) == (400, "CHALLENGE_CANCELLED")
+    assert "passkey" in response.json()["message"]
+
+
 # --- realtime funding ---------------------------------------------------------------------------------
 
 
