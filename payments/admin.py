@@ -5,9 +5,11 @@ from django.utils.html import format_html
 
 # admin_review holds the customer review (queue, documents, approve/reject); importing it registers it.
 # money_admin holds the read-only transaction and ledger pages; importing it registers them.
+# sca_admin holds the read-only Strong Customer Authentication pages.
 from payments import (
     admin_review,  # noqa: F401
     money_admin,  # noqa: F401
+    sca_admin,  # noqa: F401
 )
 from payments.models import (
     ApiToken,

@@ -12,7 +12,9 @@ from django.contrib import admin
 from payments.models import DailyVolume, LedgerJournal, LedgerPosting, Transaction
 
 
-class _ReadOnly(admin.ModelAdmin):
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """An admin page that shows and never changes (the SCA pages use it too)."""
+
     def has_add_permission(self, request) -> bool:
         return False
 
@@ -24,7 +26,7 @@ class _ReadOnly(admin.ModelAdmin):
 
 
 @admin.register(Transaction)
-class TransactionAdmin(_ReadOnly):
+class TransactionAdmin(ReadOnlyAdmin):
     list_display = (
         "public_id",
         "type",
@@ -80,7 +82,7 @@ class LedgerPostingInline(admin.TabularInline):
 
 
 @admin.register(LedgerJournal)
-class LedgerJournalAdmin(_ReadOnly):
+class LedgerJournalAdmin(ReadOnlyAdmin):
     list_display = ("key", "kind", "platform", "created_at")
     list_filter = ("kind",)
     search_fields = ("key",)
@@ -90,7 +92,7 @@ class LedgerJournalAdmin(_ReadOnly):
 
 
 @admin.register(DailyVolume)
-class DailyVolumeAdmin(_ReadOnly):
+class DailyVolumeAdmin(ReadOnlyAdmin):
     list_display = ("owner_id", "day", "usd_cents", "platform")
     list_filter = ("day",)
     search_fields = ("=owner_id",)

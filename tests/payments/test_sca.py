@@ -565,3 +565,16 @@ def test_the_execute_hook_reads_nothing_more_for_anyone(api, eu, django_assert_n
         assert sca_required(loaded)
         loaded.customer.address = {**EU_ADDRESS, "country": "US"}
         assert not sca_required(loaded)
+
+
+def test_operators_see_profiles_passkeys_and_challenges_in_the_admin(api, logged_in, admin_client):
+    customer, source = logged_in
+    quote = _held(api, source, usd_external(api.platform, customer))
+    challenge = ScaChallenge.objects.get(quote_id=quote["id"].split(":", 1)[1])
+    listing = admin_client.get("/admin/payments/scachallenge/?status=PENDING").content.decode()
+    assert challenge.public_id in listing and "PAYMENT" in listing
+    page = admin_client.get(f"/admin/payments/scachallenge/{challenge.pk}/change/")
+    assert page.status_code == 200 and challenge.code_digest not in page.content.decode()
+    profile = admin_client.get("/admin/payments/scaprofile/").content.decode()
+    assert customer.platform_customer_id in profile and "Sms Otp" in profile  # the login session's factor
+    assert admin_client.get("/admin/payments/scapasskey/").status_code == 200
