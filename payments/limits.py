@@ -79,7 +79,7 @@ _USED = "SELECT usd_cents FROM payments_dailyvolume WHERE owner_id = %s AND day 
 _UUID = UUIDField()
 
 
-def _execute(sql: str, params: list) -> int | None:
+def _run_sql(sql: str, params: list) -> int | None:
     """Run one of the statements above (UUIDs and dates among `params` go as the database takes
     them); the first column of the row it returned, if it returned one."""
     connection = connections[router.db_for_write(DailyVolume)]
@@ -109,9 +109,9 @@ def limits_count_daily(*, platform: Platform, customer_id: UUID | None, usd_valu
     limit = daily_volume_limit(platform)
     now = clock.now()
     day, owner = now.astimezone(dt.UTC).date(), _owner(platform.pk, customer_id)
-    if usd_value <= limit and _execute(_ADD, [platform.pk, owner, day, usd_value, limit]) is not None:
+    if usd_value <= limit and _run_sql(_ADD, [platform.pk, owner, day, usd_value, limit]) is not None:
         return
-    moved = _execute(_USED, [owner, day]) or 0
+    moved = _run_sql(_USED, [owner, day]) or 0
     reset = _start_of_day(now) + dt.timedelta(days=1)
     raise RateLimited(
         f"This transfer would take today's volume to {(moved + usd_value) / 100:.2f} USD, above the daily "
@@ -128,4 +128,4 @@ def limits_take_back_daily(txn: Transaction) -> None:
     day it was executed on (call it once, with that move)."""
     if txn.executed_at is not None and txn.usd_value:
         day = txn.executed_at.astimezone(dt.UTC).date()
-        _execute(_TAKE_BACK, [txn.usd_value, _owner(txn.platform_id, txn.customer_id), day])
+        _run_sql(_TAKE_BACK, [txn.usd_value, _owner(txn.platform_id, txn.customer_id), day])
