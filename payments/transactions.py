@@ -291,14 +291,23 @@ def transaction_apply_due(quote: Quote | None, txn: Transaction, now: dt.datetim
     return applied
 
 
+def _due_rows(platform_id: UUID, now: dt.datetime) -> QuerySet[Transaction]:
+    """The platform's transactions with a due step, along `transaction_platform_due_steps`.
+
+    The platform is matched as a range of one value on purpose: with an equality PostgreSQL may
+    walk `transaction_due_steps` (every platform's due steps, in time order) and filter, which it
+    does when its statistics make this platform's share of the rows large, as a million of its own
+    with none due and thousands of others' due do; that read took 200 ms. A range keeps the order
+    the query asks for (platform, then time) one only the platform index gives."""
+    return Transaction.objects.filter(
+        platform_id__gte=platform_id, platform_id__lte=platform_id, next_step_at__lte=now
+    ).order_by("platform_id", "next_step_at")
+
+
 def transaction_steps_apply_due(*, platform: Platform, limit: int = 500) -> int:
     """Apply the due steps of up to `limit` of the platform's transactions (reads of its list).
     One indexed query when nothing is due."""
-    ids = list(
-        Transaction.objects.filter(platform=platform, next_step_at__lte=clock.now())
-        .order_by("platform_id", "next_step_at")  # along the index
-        .values_list("pk", flat=True)[:limit]
-    )
+    ids = list(_due_rows(platform.pk, clock.now()).values_list("pk", flat=True)[:limit])
     transactions_advance(ids)
     return len(ids)
 

@@ -1,0 +1,68 @@
+"""Query plans on PostgreSQL that a platform would feel as latency: a read of one platform's rows
+must not walk other platforms' rows, whatever the statistics say about their shares."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.db import connection
+
+from payments import clock
+from payments.models import Transaction
+from payments.transactions import _due_rows
+from tests import factories
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+
+
+def _seed(platform, count: int, *, due: bool) -> None:
+    """`count` transactions of `platform` in one statement (no steps pending, or every one due)."""
+    now = clock.now()
+    columns, values, params = [], [], []
+    for field in Transaction._meta.concrete_fields:
+        columns.append(connection.ops.quote_name(field.column))
+        if field.name == "id":
+            values.append("md5(random()::text || g::text)::uuid")
+        elif field.name == "reference":
+            values.append("'PLAN' || g::text")
+        elif field.name == "platform":
+            values.append("%s")
+            params.append(platform.pk)
+        elif field.name in ("created_at", "updated_at"):
+            values.append("%s")
+            params.append(now)
+        elif field.name == "next_step_at":
+            values.append("%s")
+            params.append(now - dt.timedelta(minutes=1) if due else None)
+        elif field.name in ("type", "direction", "status"):
+            values.append("%s")
+            params.append({"type": "OUTGOING", "direction": "DEBIT", "status": "PROCESSING"}[field.name])
+        elif field.null:
+            values.append("NULL")
+        elif field.get_internal_type() == "JSONField":
+            values.append("'{}'::jsonb" if field.name != "steps" else "'[]'::jsonb")
+        elif field.get_internal_type() in ("BigIntegerField", "IntegerField", "PositiveIntegerField"):
+            values.append("0")
+        elif field.get_internal_type() == "BooleanField":
+            values.append("false")
+        else:
+            values.append("''")
+    sql = (
+        f"INSERT INTO payments_transaction ({', '.join(columns)}) "
+        f"SELECT {', '.join(values)} FROM generate_series(1, {int(count)}) AS g"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def test_a_platform_without_due_steps_finds_none_along_its_own_index(db):
+    big, busy = factories.PlatformFactory(), factories.PlatformFactory()
+    _seed(big, 40_000, due=False)
+    _seed(busy, 8_000, due=True)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE payments_transaction")
+    plan = _due_rows(big.pk, clock.now()).values_list("pk", flat=True)[:200].explain()
+    assert "transaction_platform_due_steps" in plan, plan
+    assert list(_due_rows(big.pk, clock.now())[:1]) == []
+    assert len(_due_rows(busy.pk, clock.now()).values_list("pk", flat=True)[:200]) == 200
