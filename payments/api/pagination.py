@@ -47,14 +47,24 @@ def paginate(
     *,
     count: bool = True,
     ascending: bool = False,
+    keys_first: bool = False,
 ) -> dict[str, Any]:
+    """`keys_first`: read the page's keys, then those rows. For a table whose indexes hold (owner,
+    filter…, key), so the keys come from an index alone: asked for whole rows of an owner with a
+    large share of the table, PostgreSQL may instead walk the primary key backwards and skip every
+    newer row of other owners (a platform with a million transactions, 200 ms per page)."""
     page = parse_query(PageQuery, {k: params[k] for k in ("limit", "cursor") if k in params})
     limit = page["limit"]
     rows = queryset.order_by("pk" if ascending else "-pk")
     if "cursor" in page:
         after = decode_cursor(page["cursor"])
         rows = rows.filter(pk__gt=after) if ascending else rows.filter(pk__lt=after)
-    items = list(rows[: limit + 1])
+    if keys_first:
+        keys = list(rows.values_list("pk", flat=True)[: limit + 1])
+        found = {item.pk: item for item in queryset.filter(pk__in=keys)} if keys else {}
+        items = [found[key] for key in keys]
+    else:
+        items = list(rows[: limit + 1])
     has_more = len(items) > limit
     items = items[:limit]
     body: dict[str, Any] = {"data": [render(item) for item in items], "hasMore": has_more}

@@ -246,7 +246,9 @@ class TransactionListApi(APIView):
     def get(self, request: Request) -> Response:
         filters, ascending = _filters(request)
         rows = transaction_list(platform=request.auth.platform, filters=filters)
-        page = paginate(rows, request.query_params, render_transaction, count=False, ascending=ascending)
+        page = paginate(
+            rows, request.query_params, render_transaction, count=False, ascending=ascending, keys_first=True
+        )
         total = _total(rows)
         if total is not None:
             page["totalCount"] = total

@@ -7,6 +7,7 @@ import datetime as dt
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from payments import clock
 from payments.models import Transaction
@@ -16,14 +17,19 @@ from tests import factories
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
 
-def _seed(platform, count: int, *, due: bool) -> None:
-    """`count` transactions of `platform` in one statement (no steps pending, or every one due)."""
+def _seed(platform, count: int, *, due: bool, newest: bool = False) -> None:
+    """`count` transactions of `platform` in one statement (no steps pending, or every one due;
+    `newest`: with keys above every other row's)."""
     now = clock.now()
     columns, values, params = [], [], []
     for field in Transaction._meta.concrete_fields:
         columns.append(connection.ops.quote_name(field.column))
         if field.name == "id":
-            values.append("md5(random()::text || g::text)::uuid")
+            values.append(
+                "('ffff' || lpad(to_hex(g), 28, '0'))::uuid"
+                if newest
+                else "md5(random()::text || g::text)::uuid"
+            )
         elif field.name == "reference":
             values.append("'PLAN' || g::text")
         elif field.name == "platform":
@@ -66,3 +72,25 @@ def test_a_platform_without_due_steps_finds_none_along_its_own_index(db):
     assert "transaction_platform_due_steps" in plan, plan
     assert list(_due_rows(big.pk, clock.now())[:1]) == []
     assert len(_due_rows(busy.pk, clock.now()).values_list("pk", flat=True)[:200]) == 200
+
+
+def test_a_page_of_a_platform_with_most_of_the_rows_skips_no_other_platforms_rows(db, api):
+    _seed(api.platform, 40_000, due=False)
+    other = factories.PlatformFactory()
+    _seed(other, 8_000, due=False, newest=True)  # every one newer than the platform's own
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE payments_transaction")
+    with CaptureQueriesContext(connection) as queries:
+        page = api.get("/transactions", {"limit": 20}).json()
+    assert len(page["data"]) == 20 and page["hasMore"]
+    keys = next(
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith('SELECT "payments_transaction"."id"')
+        and "ORDER BY" in q["sql"]
+        and "next_step_at" not in q["sql"]
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN " + keys)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "transaction_platform_id" in plan and "pkey" not in plan, plan
