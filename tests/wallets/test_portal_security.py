@@ -238,7 +238,7 @@ def test_privacy_switch_is_an_htmx_partial(portal_platform):
     response = browser.post("/security/privacy/", {"private_enabled": "on"}, htmx=True)
     body = _text(response)
     assert (
-        body.lstrip().startswith('<section class="portal-card" id="privacy">')
+        body.lstrip().startswith('<section class="card" id="privacy"')
         and "Private mode is on." in body
     )
     assert "HX-Request" in response["Vary"]
