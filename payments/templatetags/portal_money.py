@@ -34,8 +34,8 @@ def rate(value: Decimal | None) -> str:
 
 @register.filter
 def status_name(status: str | None) -> str:
-    """`PENDING_AUTHORIZATION` → `Waiting for your approval`; an unknown status (the set is open) in
-    lower case words."""
+    """`PENDING_AUTHORIZATION` → `Waiting for your approval`; an unknown status (the set is open) as
+    words: `ON_HOLD` → `On hold`."""
     if not status:
         return "Unknown"
     known = STATUS_NAMES.get(status)
