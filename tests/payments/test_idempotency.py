@@ -282,3 +282,29 @@ def test_key_reuse_state_machine(api):
             suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
         ),
     )
+
+
+# --- cost on the execute hot path ---------------------------------------------------------------
+
+
+def _statements(api, quote, **headers) -> list[str]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        assert _execute(api, quote, **headers).status_code == 200
+    return [
+        q["sql"].split(" ")[0] + (" idempotency" if "idempotencykey" in q["sql"] else "") for q in captured
+    ]
+
+
+def test_a_key_costs_the_execute_one_insert_one_update_and_a_savepoint_pair(api, sender):
+    from collections import Counter
+
+    _statements(api, _quote(api, sender))  # first use: the payee's ledger accounts, the compiled plans
+    plain = Counter(_statements(api, _quote(api, sender)))
+    keyed = Counter(_statements(api, _quote(api, sender), HTTP_IDEMPOTENCY_KEY="cost"))
+    assert keyed - plain == Counter(
+        {"INSERT idempotency": 1, "UPDATE idempotency": 1, "SAVEPOINT": 1, "RELEASE": 1}
+    )
+    assert plain - keyed == Counter()
