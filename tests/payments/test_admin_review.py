@@ -148,7 +148,12 @@ def test_bulk_messages_count_in_words(reviewer, api, pending):
     url = reverse("admin:payments_customer_changelist")
 
     def messages(decision: str) -> list[str]:
-        data = {"action": f"{decision}_selected", "_selected_action": [pending.pk], "apply": "1", "reason": "x"}
+        data = {
+            "action": f"{decision}_selected",
+            "_selected_action": [pending.pk],
+            "apply": "1",
+            "reason": "x",
+        }
         return [str(m) for m in reviewer.post(url, data, follow=True).context["messages"]]
 
     assert messages("approve") == ["1 customer approved."]
