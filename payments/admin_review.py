@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
@@ -18,9 +19,11 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpRe
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.csp import CSP
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import ngettext
 from django.views.decorators.clickjacking import xframe_options_sameorigin
+from django.views.decorators.csp import csp_override
 
 from payments.customers import customer_status_transition
 from payments.documents import document_open
@@ -28,6 +31,8 @@ from payments.errors import ServiceError
 from payments.models import BeneficialOwner, Customer, CustomerStatusChange, Document, Verification
 
 REVIEW_PERMISSION = "payments.review_customer"
+# A document is shown inside the customer's page (an iframe for PDFs), so this page may frame it.
+DOCUMENT_CSP = {**settings.SECURE_CSP, "frame-ancestors": [CSP.SELF]}
 DECISIONS = {"approve": Customer.Status.APPROVED, "reject": Customer.Status.REJECTED}
 DECIDED = {"approve": "approved", "reject": "rejected"}
 
@@ -317,7 +322,7 @@ class CustomerReviewAdmin(admin.ModelAdmin):
             path("<path:object_id>/review/", view(self.review_view), name="payments_customer_review"),
             path(
                 "documents/<uuid:document_id>/file/",
-                view(xframe_options_sameorigin(self.document_file_view)),
+                view(xframe_options_sameorigin(csp_override(DOCUMENT_CSP)(self.document_file_view))),
                 name="payments_customer_document",
             ),
             *super().get_urls(),

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
+from project.csp import url_origin
 from project.env import env_bool, env_int, env_list, load_or_create_dev_secrets
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -64,6 +66,7 @@ if env_bool("BENCH_ENDPOINTS", default=False):
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -358,3 +361,22 @@ PORTAL_WEBAUTHN_RP_ID = os.environ.get("PORTAL_WEBAUTHN_RP_ID", WEBAUTHN_RP_ID)
 PORTAL_WEBAUTHN_RP_NAME = os.environ.get("PORTAL_WEBAUTHN_RP_NAME", WEBAUTHN_RP_NAME)
 PORTAL_REAUTH_SECONDS = env_int("PORTAL_REAUTH_SECONDS", default=300)  # a "fresh" sign-in, for changes
 PORTAL_OTP_RESEND_SECONDS = env_int("PORTAL_OTP_RESEND_SECONDS", default=30)  # between code resends
+
+# Content-Security-Policy on every response (README "Content-Security-Policy"): scripts, styles and
+# everything else from this origin only; no inline script, no eval, no plugins, no framing.
+# form-action also governs the redirects that follow a form post (Chromium checks every hop): the
+# portal's OAuth sign-in posts to /oauth/login/, which redirects to the provider, so the provider's
+# origin is listed; the development provider's page adds its client's redirect URI itself.
+CSP_FORM_ACTION = [
+    *filter(None, [url_origin(PORTAL_OIDC_ISSUER)]),
+    *env_list("CSP_FORM_ACTION", default=[]),
+]
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF, *CSP_FORM_ACTION],
+}
