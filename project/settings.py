@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import hashlib
 import json
 import os
@@ -56,6 +57,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "axes",
     "payments",
     "wallets",
     "project.dev_oidc",
@@ -75,7 +77,21 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",  # answers a locked-out admin sign-in with the lock-out page
 ]
+
+# Admin sign-in lock-out (django-axes; project/admin_login.py, README "Admin sign-in lock-out").
+AUTHENTICATION_BACKENDS = [
+    "project.admin_login.AdminLoginLockout",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_FAILURE_LIMIT = env_int("ADMIN_LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = dt.timedelta(seconds=env_int("ADMIN_LOGIN_LOCK_SECONDS", default=900))
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the lock ends when the page says it does
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "project.admin_login.client_address"
+AXES_LOCKOUT_TEMPLATE = "admin/lockout.html"
 
 ROOT_URLCONF = "project.urls"
 WSGI_APPLICATION = "project.wsgi.application"
@@ -254,7 +270,12 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["onboarding_tokens"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # httpx logs every webhook POST with its URL at INFO; attempts are in the delivery log instead.
-    "loggers": {"django.server": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+    # axes: a version banner at every start and a line per admin sign-in; failures are warnings.
+    "loggers": {
+        "django.server": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
+    },
 }
 
 # WebAuthn
