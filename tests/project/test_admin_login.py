@@ -137,3 +137,30 @@ def test_any_sequence_of_attempts_follows_the_rule(root, settings, attempts):
         else:
             failures[address] += 1
             assert response.status_code == (429 if failures[address] >= LIMIT else 200)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_burst_of_parallel_wrong_passwords_is_counted_in_full_and_locks(root):
+    import threading
+
+    from django.db import connection
+
+    barrier = threading.Barrier(12)
+    answers: list[int] = []
+
+    def guess() -> None:
+        try:
+            barrier.wait()
+            answers.append(sign_in("wrong").status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=guess) for _ in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(answers) == 12 and set(answers) <= {200, 429}
+    assert AccessAttempt.objects.get().failures_since_start == 12  # no update lost
+    assert sign_in(PASSWORD).status_code == 429
