@@ -26,7 +26,7 @@ from playwright.sync_api import expect
 
 from payments import clock
 from payments.models import Customer
-from tests.browser import assert_page_quality
+from tests.browser import _watched_page, assert_page_quality
 from tests.payments.sca_support import EU_ADDRESS, PHONE, SANDBOX_SCA_CODE
 from tests.portal_pages import Visit, open_as
 from tests.wallets.portal_support import signed_up
@@ -47,15 +47,14 @@ def shot(page, name: str) -> None:
 
 @pytest.fixture(params=WIDTHS, ids=[f"{w}px" for w in WIDTHS])
 def sized_page(request, browser):
+    """A page at each width, watched for Content-Security-Policy violations like every other."""
     width = request.param
-    context = browser.new_context(
-        viewport={"width": width, "height": 900}, is_mobile=width < 500, has_touch=width < 500
-    )
-    context.set_default_timeout(15_000)
-    tab = context.new_page()
-    tab.width = width
-    yield tab
-    context.close()
+    phone = width < 500
+    for tab in _watched_page(
+        browser, viewport={"width": width, "height": 900}, is_mobile=phone, has_touch=phone
+    ):
+        tab.width = width
+        yield tab
 
 
 def signed_in(page, site_url: str, email: str, name: str, *, eu: bool = False) -> None:
