@@ -32,11 +32,13 @@ class LosesAnswers(httpx.BaseTransport):
     def __init__(self, mode: str, count: int = 1) -> None:
         self.inner = httpx.HTTPTransport()
         self.mode, self.left, self.executes = mode, count, 0
+        self.keys: list[str] = []  # the Idempotency-Key of each execute sent
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         execute = request.method == "POST" and request.url.path.endswith("/execute")
         if execute:
             self.executes += 1
+            self.keys.append(request.headers.get("Idempotency-Key", ""))
         if not execute or self.left == 0:
             return self.inner.handle_request(request)
         self.left -= 1
@@ -126,6 +128,8 @@ def test_a_confirm_that_never_reached_the_service_says_nothing_was_sent_and_can_
     retried = browser.post(url)
     assert retried.status_code == 302 and retried["Location"].startswith("/transactions/")
     assert transport.executes == 2
+    quote_id = url.split("/")[2]
+    assert transport.keys == [f"portal:{quote_id}"] * 2  # the retry is the same request to the service
     assert wallet_balance("unsent@example.com") == 90_000_000
     assert len(outgoing_payments("unsent@example.com")) == 1
 
