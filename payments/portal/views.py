@@ -392,6 +392,11 @@ def quote_confirm_view(request: HttpRequest, quote_id: str) -> HttpResponse:
             if _executed(quote):
                 log.warning("portal: execute of %s answered %r, yet it went through", quote.id, outcome)
                 return go(request, _status_url(quote))
+            if quote.status == "PENDING_AUTHORIZATION":  # it went through to its approval steps
+                log.warning("portal: execute of %s answered %r, yet it waits for approval", quote.id, outcome)
+                return no_store(
+                    page(request, template, _quote_context(request, quote), partial="quote-panel")
+                )
             error = explain(outcome)
             if quote.status == "PENDING":
                 error += " Nothing was sent."

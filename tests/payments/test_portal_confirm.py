@@ -178,3 +178,20 @@ def test_a_payment_that_needs_an_approval_no_one_can_give_says_what_to_do(portal
     assert page.status_code == 400
     assert "add a payment passkey under Payment security, or a phone number" in text
     assert "Customer:" not in text and "POST /" not in text and "Nothing was sent." in text
+
+
+def test_an_answer_lost_for_a_payment_that_needs_approval_shows_its_first_step(losing):
+    """An EU person's Confirm reached the service, which put the payment on hold for approval, and the
+    answer was lost: the page shows the approval step, not an error and Confirm again."""
+    from tests.payments.sca_support import PHONE
+
+    email = "lost-eu@example.com"
+    browser = funded(email)
+    customer_id = PortalAccount.objects.get(email=email).customer_id.split(":", 1)[1]
+    Customer.objects.filter(pk=customer_id).update(address=EU_ADDRESS, phone_number=PHONE)
+    url = quote_page(browser, bank_send())
+    losing("drop")
+    page = browser.post(url)
+    text = visible_text(page)
+    assert page.status_code == 200 and "data-sca-title" in page.content.decode()
+    assert "Confirm and send" not in text and "went wrong" not in text
