@@ -1,19 +1,22 @@
-"""What the quote page shows while a payment waits for Strong Customer Authentication: the current
-step in words, and what this browser remembers about the person's SCA (kept in the Django session:
-the resend cool-down of each challenge, steps done per quote, the factor they prefer)."""
+"""What the quote page shows while a payment waits for Strong Customer Authentication: before
+Confirm, what approving will ask; then the current step in words; and what this browser remembers
+about the person's SCA (kept in the Django session: the resend cool-down of each challenge, steps
+done per quote, the factor they prefer, until when their SCA login holds)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
 
-from payments.client import Quote
+from payments.client import Conflict, Quote, ServiceClient
 from wallets.portal.forms import CodeForm
 
-SCA = "portal_sca"  # session: {"resend_at": {challenge id: ts}, "done": {quote id: n}, "factor": str}
+# session: {"resend_at": {challenge id: ts}, "done": {quote id: n}, "factor": str, "login_until": ts}
+SCA = "portal_sca"
 _KEEP = 20  # entries per map, newest last
 
 # Step titles by `purpose`; any other value (the set is open) is a generic step.
@@ -76,6 +79,36 @@ def preferred_factor_set(request: HttpRequest, factor: str | None) -> None:
     _save(request, state)
 
 
+def login_until_set(request: HttpRequest, until: dt.datetime | None) -> None:
+    """The SCA login just completed holds until `until` (the service's `sessionExpiresAt`)."""
+    state = _state(request)
+    state["login_until"] = until.timestamp() if until else None
+    _save(request, state)
+
+
+def login_known_fresh(request: HttpRequest) -> bool:
+    """True when this browser saw the person's SCA login complete and it still holds. Otherwise the
+    service may ask for one (once every 180 days) when they approve, and the page says so first."""
+    until = _state(request).get("login_until")
+    return isinstance(until, int | float) and until > time.time()
+
+
+def upcoming(request: HttpRequest, client: ServiceClient, customer_id: str) -> dict[str, Any] | None:
+    """For the Confirm page: None when payments from this account need no approval; else how the
+    person will approve (`factor`) and whether they may first be asked to confirm it's them."""
+    try:
+        factors = {f.factor for f in client.sca.factors(customer_id)}
+    except Conflict:
+        return None  # not in an SCA region
+    preferred = preferred_factor(request)
+    factor = (
+        preferred
+        if preferred in factors
+        else ("SMS_OTP" if "SMS_OTP" in factors else next(iter(factors), ""))
+    )
+    return {"factor": factor, "confirm_first": not login_known_fresh(request)}
+
+
 def sca_context(request: HttpRequest, quote: Quote) -> dict[str, Any]:
     """The `sca` context of the quote page: None unless the quote waits for an approval step."""
     challenge = quote.sca_challenge
@@ -90,6 +123,7 @@ def sca_context(request: HttpRequest, quote: Quote) -> dict[str, Any]:
             "expires_at": challenge.expires_at,
             "challenge_id": challenge.id,
             "wait": resend_wait(request, challenge.id) if challenge.factor == "SMS_OTP" else 0,
+            "confirm_first": not login_known_fresh(request),
         },
         "form": CodeForm(),
     }

@@ -12,8 +12,8 @@ import pytest
 
 from payments import clock
 from payments.models import Customer
+from tests.payments.portal_money_support import funded, quote_page
 from tests.payments.sca_support import EU_ADDRESS, PHONE, SANDBOX_SCA_CODE, options_challenge, webauthn_json
-from tests.payments.test_portal_money import funded, quote_page
 from tests.wallets.soft_authenticator import SoftAuthenticator
 from wallets.portal.models import PortalAccount
 
@@ -72,8 +72,7 @@ def test_each_approval_step_after_the_sca_login_then_the_live_status(portal_plat
 
     wrong = browser.post(authorize, {"code": "000000"})
     assert (
-        wrong.status_code == 200
-        and "That code isn&#x27;t right. You have 4 tries left." in wrong.content.decode()
+        wrong.status_code == 200 and "That code isn’t right. You have 4 tries left." in wrong.content.decode()
     )
     first = browser.post(authorize, {"code": SANDBOX_SCA_CODE})
     assert first.status_code == 302 and first["Location"] == url
@@ -161,3 +160,21 @@ def test_a_payment_passkey_added_here_approves_the_steps(portal_platform, settin
 def test_people_outside_the_eea_see_no_steps(portal_platform):
     browser = funded("us@example.com")
     assert "need no extra approval" in browser.get("/payment-security/").content.decode()
+
+
+def test_confirm_its_you_is_said_before_approve_is_pressed(portal_platform):
+    browser = eu_person("told@example.com")
+    url = quote_page(browser, EUR_SEND)
+    before = browser.get(url).content.decode()
+    notice = re.search(r'<div class="alert alert-info" data-approval>(.*?)</div>', before, re.S).group(1)
+    assert (
+        "After you confirm, approve this payment" in notice and "with a code we text to your phone" in notice
+    )
+    assert "we will ask you to do that first" in notice
+    step = browser.post(url).content.decode()
+    assert "data-confirm-first" in step and "Approving may first ask you to confirm it’s you" in step
+    # Once this browser saw the SCA login through, the steps do not warn of it any more.
+    sca_login(browser, url)
+    assert "data-confirm-first" not in browser.get(url).content.decode()
+    fresh = quote_page(browser, EUR_SEND)
+    assert "we will ask you to do that first" not in browser.get(fresh).content.decode()

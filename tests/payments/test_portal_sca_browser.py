@@ -48,15 +48,14 @@ def test_eu_send_cross_currency_two_sca_steps_completed(
 
     page.goto(site_url + "/home/")
     page.get_by_role("button", name="Add test funds (100 USDC)").click()
-    expect(page.locator("[data-balance=USDC]")).to_have_text("100.000000 USDC")
+    expect(page.locator("[data-balance=USDC]")).to_have_text("100.00\xa0USDC")
     page.get_by_role("link", name="Send money", exact=True).click()
-    page.check("input[name=destination][value=bank]")
     page.select_option("#id_bank_type", "EUR_ACCOUNT")
     page.fill("#id_iban", "DE89 3704 0044 0532 0130 00")
     page.fill("#id_beneficiary_name", "Hans Muster")
     page.fill("#id_beneficiary_country", "DE")
     page.fill("#id_amount", "20")
-    page.get_by_role("button", name="Get a quote").click()
+    page.get_by_role("button", name="Continue").click()
     page.wait_for_url("**/quotes/Quote:*/")
     quote_url = page.url
     page.get_by_role("button", name="Confirm and send").click()

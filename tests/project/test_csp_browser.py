@@ -108,7 +108,7 @@ def test_portal_pages_and_the_quote_countdown_swapping_the_panel(page, site_url,
     expect(page.get_by_role("heading", level=1)).to_have_text("Your wallet")
     assert_strict(page.goto(site_url + "/home/"))
     page.get_by_role("button", name="Add test funds (100 USDC)").click()  # an htmx swap
-    expect(page.locator("[data-balance=USDC]")).to_have_text("100.000000 USDC")
+    expect(page.locator("[data-balance=USDC]")).to_have_text("100.00\xa0USDC")
 
     # A quote held for a few more seconds: the countdown (a static script) runs out and has htmx ask
     # the server again, which swaps in the offer of a new quote.
