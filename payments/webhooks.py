@@ -46,6 +46,7 @@ from payments.platforms import webhook_endpoint_errors
 from payments.query_plans import plan_insert
 from payments.service_keys import WEBHOOK_SIGNING, service_private_key
 from payments.webhook_types import WebhookType
+from project import json_input
 
 log = logging.getLogger(__name__)
 
@@ -502,7 +503,7 @@ def webhook_deliver_for_decision(event: WebhookEvent) -> Decision:
     if result.status_code is None:
         return Decision(DecisionKind.ERROR, {}, error=result.error)
     try:
-        parsed = json.loads(result.body) if result.body.strip() else {}
+        parsed = json_input.loads(result.body) if result.body.strip() else {}
     except ValueError:
         parsed = {}
     body = parsed if isinstance(parsed, dict) else {}

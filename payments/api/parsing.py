@@ -9,6 +9,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 
 from payments.errors import FieldError, InvalidInput
+from project.json_input import TEXT_CONSTRAINT
 
 _JSON_TYPES: list[tuple[type, str, tuple[type, ...]]] = [
     (serializers.BooleanField, "boolean", (bool,)),
@@ -89,6 +90,8 @@ def constraint_for(field: serializers.Field | None, code: str) -> dict[str, Any]
     constraint: dict[str, Any] = dict(getattr(field, "constraint", None) or {})
     if code in ("required", "null", "blank"):
         constraint["required"] = True
+    if code in ("null_characters_not_allowed", "surrogate_characters_not_allowed"):
+        constraint.update(TEXT_CONSTRAINT)
     expected = _json_type(field)
     if code == "type" and expected:
         constraint["type"] = expected[0]
