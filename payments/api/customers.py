@@ -359,18 +359,15 @@ def parse_customer_body(serializers_by_type: Mapping[str, type], data: Any, *, p
     An unknown terms version alone answers END_USER_TERMS_VERSION_NOT_FOUND; together with other
     problems it is listed with them under INVALID_INPUT."""
     customer_type = data.get("customerType") if isinstance(data, Mapping) else None
-    if customer_type not in serializers_by_type:
-        raise InvalidInput(
-            errors=[
-                FieldError(
-                    "customerType",
-                    "Required: INDIVIDUAL or BUSINESS"
-                    if customer_type is None
-                    else "Must be INDIVIDUAL or BUSINESS",
-                    {"required": True, "enum": list(serializers_by_type)},
-                )
-            ]
-        )
+    if not isinstance(customer_type, str) or customer_type not in serializers_by_type:
+        constraint: dict[str, Any] = {"required": True, "enum": list(serializers_by_type)}
+        if customer_type is None:
+            message = "Required: INDIVIDUAL or BUSINESS"
+        elif isinstance(customer_type, str):
+            message = "Must be INDIVIDUAL or BUSINESS"
+        else:
+            message, constraint["type"] = "Must be a JSON string: INDIVIDUAL or BUSINESS", "string"
+        raise InvalidInput(errors=[FieldError("customerType", message, constraint)])
     try:
         return dict(parse_body(serializers_by_type[customer_type], data, context={"platform": platform}))
     except InvalidInput as exc:
