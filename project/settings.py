@@ -177,6 +177,10 @@ SPECTACULAR_SETTINGS = {
         }
     },
     "SECURITY": [{"BasicAuth": []}],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "payments.api.openapi.document_errors_and_ids",
+    ],
 }
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")

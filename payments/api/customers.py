@@ -23,7 +23,7 @@ from payments.api.kyc_shapes import (
     phone_field,
     without_nulls,
 )
-from payments.api.pagination import paginate
+from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
 from payments.customers import (
     PendingContactChange,
@@ -449,11 +449,16 @@ def render_customer(customer: Customer) -> dict[str, Any]:
     return serializer(customer).data
 
 
-CUSTOMER_ONE_OF = PolymorphicProxySerializer(
-    component_name="CustomerOneOf",
-    serializers={"INDIVIDUAL": IndividualCustomerSerializer, "BUSINESS": BusinessCustomerSerializer},
-    resource_type_field_name="customerType",
-)
+def _customer_one_of(**kwargs: Any) -> PolymorphicProxySerializer:
+    return PolymorphicProxySerializer(
+        component_name="CustomerOneOf",
+        serializers={"INDIVIDUAL": IndividualCustomerSerializer, "BUSINESS": BusinessCustomerSerializer},
+        resource_type_field_name="customerType",
+        **kwargs,
+    )
+
+
+CUSTOMER_ONE_OF = _customer_one_of()
 CUSTOMER_CREATE_ONE_OF = PolymorphicProxySerializer(
     component_name="CustomerCreateRequestOneOf",
     serializers={
@@ -470,7 +475,7 @@ CUSTOMER_UPDATE_ONE_OF = PolymorphicProxySerializer(
     },
     resource_type_field_name="customerType",
 )
-CustomerListResponseSerializer = page_of(BusinessCustomerSerializer, "CustomerListResponse")
+CustomerListResponseSerializer = page_of(_customer_one_of(many=True), "CustomerListResponse")
 
 
 class SignedRequestChallengeSerializer(serializers.Serializer):
@@ -522,12 +527,7 @@ class CustomerListCreateApi(APIView):
         operation_id="listCustomers",
         parameters=[
             CustomerListQuerySerializer,
-            OpenApiParameter(
-                "limit", int, description="Maximum number of results to return (default 20, max 100)"
-            ),
-            OpenApiParameter(
-                "cursor", str, description="Cursor for pagination (returned from previous request)"
-            ),
+            *PAGE_PARAMETERS,
         ],
         responses=CustomerListResponseSerializer,
         tags=TAGS,
@@ -577,7 +577,7 @@ class CustomerDetailApi(APIView):
             return Response(dict(result.body), status=202)
         return Response(render_customer(result))
 
-    @extend_schema(operation_id="deleteCustomerById", responses=CUSTOMER_ONE_OF, tags=TAGS)
+    @extend_schema(operation_id="deleteCustomerById", responses={200: CUSTOMER_ONE_OF}, tags=TAGS)
     def delete(self, request: Request, customerId: str) -> Response:
         customer = customer_delete(
             platform=request.auth.platform, customer_id=ids.parse("Customer", customerId)
