@@ -87,6 +87,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "project.context_processors.site",
             ],
         },
     },
@@ -223,7 +224,16 @@ CELERY_BEAT_SCHEDULE["transaction-steps-relay"] = {
     "schedule": 1.0,
     "options": {"expires": 5},
 }
+# Expired Idempotency-Keys (payments/idempotency.py); an expired key is free even before it is swept.
+CELERY_BEAT_SCHEDULE["idempotency-keys-sweep"] = {
+    "task": "payments.tasks.idempotency_keys_sweep_task",
+    "schedule": 3600.0,
+    "options": {"expires": 600},
+}
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+
+# How long an Idempotency-Key and its answer are kept from first use (payments/idempotency.py).
+IDEMPOTENCY_KEY_HOURS = env_int("IDEMPOTENCY_KEY_HOURS", default=24)
 
 # Money limits (payments/limits.py) in US cents; a platform's own values (admin) take precedence.
 TRANSACTION_SIZE_LIMIT_USD_CENTS = env_int("TRANSACTION_SIZE_LIMIT_USD_CENTS", default=100_000_000)  # $1M
