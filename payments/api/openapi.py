@@ -3,7 +3,8 @@ every operation can give (in the spec's error shape), and the shape of the ids i
 
 A drf-spectacular postprocessing hook over the finished document, so the rules read in one place:
 every operation can answer 401, 403 and 500; one that takes a body 400, 413 and 415; one with query
-parameters 400; one with an id in its path 404 (a malformed id names no record). ERRORS adds what an
+parameters 400; one with an id in its path 404 (a malformed id names no record); one that takes an
+Idempotency-Key 422 (the key was used for another request). ERRORS adds what an
 operation answers beyond that (conflicts, deleted customers, locks, rate limits, counterparties)."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ ERROR_DESCRIPTIONS = {
     412: "The counterparty does not support this request",
     413: "Request body too large",
     415: "Unsupported content type; send application/json",
+    422: "The Idempotency-Key was used before for a different request",
     423: "Locked after too many failed attempts",
     424: "A counterparty could not be reached or answered badly",
     429: "Too many requests; retry after `Retry-After` seconds",
@@ -161,6 +163,8 @@ def _statuses(path: str, method: str, operation: dict[str, Any]) -> set[int]:
         statuses.add(400)
     if any(p["in"] == "path" for p in parameters):
         statuses.add(404)
+    if any(p["in"] == "header" and p["name"] == "Idempotency-Key" for p in parameters):
+        statuses.add(422)
     return statuses
 
 

@@ -112,6 +112,8 @@ def test_every_operation_lists_the_error_answers_the_reference_lists_and_its_own
                 assert {"400", "413", "415"} <= statuses, (method, path)
             if any(p["in"] == "path" for p in op.get("parameters", [])):
                 assert "404" in statuses, (method, path)
+            if any(p["name"] == "Idempotency-Key" for p in op.get("parameters", [])):
+                assert "422" in statuses, (method, path)
             ours = {s for s in statuses if int(s) >= 400}
             theirs = {
                 s
