@@ -40,13 +40,13 @@ from django.db.models import F, Q
 from rest_framework.utils.encoders import JSONEncoder
 
 from payments import clock, ids
+from payments.client import json_input
 from payments.errors import BadRequest
 from payments.models import Platform, WebhookAttempt, WebhookEvent
 from payments.platforms import webhook_endpoint_errors
 from payments.query_plans import plan_insert
 from payments.service_keys import WEBHOOK_SIGNING, service_private_key
 from payments.webhook_types import WebhookType
-from project import json_input
 
 log = logging.getLogger(__name__)
 

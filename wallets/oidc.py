@@ -35,7 +35,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import Key, import_key
 
 from payments import clock
-from project import json_input
+from payments.client import json_input
 
 logger = logging.getLogger(__name__)
 

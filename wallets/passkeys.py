@@ -48,7 +48,7 @@ from webauthn.helpers.structs import (
     RegistrationCredential,
 )
 
-from project import json_input
+from payments.client import json_input
 
 # The seed's sandbox shortcut: an assertion whose ``signature`` field is this literal.
 LEGACY_SIGNATURE = "sandbox-valid-passkey-signature"

@@ -1,4 +1,4 @@
-"""The API's JSON body parser: every body goes through project.json_input, and must be an object."""
+"""The API's JSON body parser: every body goes through payments.client.json_input, and must be an object."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Any
 
 from rest_framework.parsers import JSONParser
 
+from payments.client import json_input
 from payments.errors import FieldError, InvalidInput
-from project import json_input
 
 
 class JsonObjectParser(JSONParser):

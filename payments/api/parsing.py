@@ -8,8 +8,8 @@ from typing import Any
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 
+from payments.client.json_input import TEXT_CONSTRAINT
 from payments.errors import FieldError, InvalidInput
-from project.json_input import TEXT_CONSTRAINT
 
 _JSON_TYPES: list[tuple[type, str, tuple[type, ...]]] = [
     (serializers.BooleanField, "boolean", (bool,)),

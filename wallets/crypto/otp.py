@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from project import json_input
+from payments.client import json_input
 
 from .envelope import signed_envelope_build
 from .errors import BundleMalformed, InvalidKey

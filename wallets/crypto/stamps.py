@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
-from project import json_input
+from payments.client import json_input
 
 from .errors import InvalidKey, StampInvalid, StampMalformed
 from .keys import hex_to_bytes, public_key_from_hex, public_key_hex

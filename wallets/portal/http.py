@@ -15,8 +15,7 @@ from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from payments.client import ServiceClientError, ServiceError, ServiceUnavailable
-from project import json_input
+from payments.client import ServiceClientError, ServiceError, ServiceUnavailable, json_input
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,5 @@
-"""The one reader of JSON that comes from outside (request bodies, stamps, tokens, webhook answers).
+"""The one reader of JSON that comes from outside (request bodies, stamps, tokens, webhook answers),
+for the service and the portal alike; like the rest of the client it imports nothing of the service.
 
 It refuses, with the path of the offending value, what would otherwise fail deep inside the service:
 nesting beyond MAX_DEPTH (the decoder recurses, ~1,500 levels exhaust the stack), and NUL characters or
@@ -53,8 +54,6 @@ def loads(data: bytes | str, **options: Any) -> Any:
         value = json.loads(text, **options)
     except RecursionError:  # a hook may nest deeper than the scan can see; never a 500
         raise JsonRefused(f"JSON is nested more than {MAX_DEPTH} levels deep") from None
-    except JsonRefused:
-        raise
     except ValueError as exc:
         raise JsonRefused(f"Malformed JSON: {exc}") from None
     if _SUSPECT_ESCAPE.search(text):

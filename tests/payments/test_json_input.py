@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from payments.client import json_input
 from payments.models import Customer, ExternalAccount
-from project import json_input
 from tests import factories
 from tests.conftest import API
 from tests.payments.kyc_support import individual
