@@ -9,6 +9,9 @@ import uuid
 
 from payments.errors import ResourceNotFound
 
+# A UUID as `render` writes it (parse also takes other spellings uuid.UUID reads).
+UUID_PATTERN = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
 _lock = threading.Lock()
 _last_ms = 0
 _counter = 0

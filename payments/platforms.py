@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import re
 import secrets
 from functools import cache
 from typing import Any
@@ -43,13 +44,17 @@ def platform_create(*, name: str) -> tuple[Platform, ApiToken, str]:
     return platform, token, secret
 
 
+CLIENT_ID_BYTES = 16
+_CLIENT_ID = re.compile(f"[0-9a-f]{{{2 * CLIENT_ID_BYTES}}}")
+
+
 def token_create(*, platform: Platform, name: str, permissions: list[str]) -> tuple[ApiToken, str]:
     secret = secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         platform=platform,
         name=name,
         permissions=sorted(set(permissions), key=ALL_PERMISSIONS.index),
-        client_id=secrets.token_hex(16),
+        client_id=secrets.token_hex(CLIENT_ID_BYTES),
         secret_digest=_secret_digest(secret),
     )
     return token, secret
@@ -59,7 +64,9 @@ _DUMMY_DIGEST = "0" * 64
 
 
 def token_authenticate(*, client_id: str, secret: str) -> ApiToken | None:
-    token = _token_with_platform(client_id[:32])
+    """The token whose client id is exactly `client_id` (the shape token_create issues; nothing is
+    trimmed or cut) and whose secret digest matches."""
+    token = _token_with_platform(client_id) if _CLIENT_ID.fullmatch(client_id) else None
     expected = token.secret_digest if token else _DUMMY_DIGEST
     matches = hmac.compare_digest(_secret_digest(secret), expected)
     return token if token is not None and matches else None

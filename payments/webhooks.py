@@ -40,6 +40,7 @@ from django.db.models import F, Q
 from rest_framework.utils.encoders import JSONEncoder
 
 from payments import clock, ids
+from payments.client import json_input
 from payments.errors import BadRequest
 from payments.models import Platform, WebhookAttempt, WebhookEvent
 from payments.platforms import webhook_endpoint_errors
@@ -502,7 +503,7 @@ def webhook_deliver_for_decision(event: WebhookEvent) -> Decision:
     if result.status_code is None:
         return Decision(DecisionKind.ERROR, {}, error=result.error)
     try:
-        parsed = json.loads(result.body) if result.body.strip() else {}
+        parsed = json_input.loads(result.body) if result.body.strip() else {}
     except ValueError:
         parsed = {}
     body = parsed if isinstance(parsed, dict) else {}

@@ -161,7 +161,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["payments.api.authentication.ApiTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["payments.api.authentication.HasTokenPermission"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["payments.api.parsers.JsonObjectParser"],
     "EXCEPTION_HANDLER": "payments.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
@@ -197,6 +197,10 @@ SPECTACULAR_SETTINGS = {
         }
     },
     "SECURITY": [{"BasicAuth": []}],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "payments.api.openapi.document_errors_and_ids",
+    ],
 }
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")

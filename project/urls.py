@@ -28,6 +28,7 @@ api_patterns = [
 urlpatterns = [
     path("admin/", admin.site.urls),
     path(settings.API_PREFIX, include((api_patterns, "api"))),
+    re_path(r"^api(?:/|$)", api_not_found),  # other versions, and the prefix without its slash
     path("onboarding/", include("payments.hosted.urls")),
     path("", include("wallets.portal.urls")),  # the end-user portal (its home is the site root)
     path("", include("payments.portal.urls")),  # the portal's money pages (/home/, /send/, …)
@@ -41,7 +42,7 @@ if settings.DEV_OIDC_ENABLED:
 
 
 def _is_api(request: HttpRequest) -> bool:
-    return request.path.startswith("/" + settings.API_PREFIX)
+    return request.path == "/api" or request.path.startswith("/api/")
 
 
 def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:

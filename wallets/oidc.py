@@ -20,7 +20,6 @@ import base64
 import binascii
 import hashlib
 import hmac
-import json
 import logging
 import math
 import re
@@ -36,6 +35,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import Key, import_key
 
 from payments import clock
+from payments.client import json_input
 
 logger = logging.getLogger(__name__)
 
@@ -145,7 +145,7 @@ def _segment_json(segment: str, name: str) -> dict[str, Any]:
     if not segment or base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii") != segment:
         raise OidcMalformed(f"token {name} is not base64url")
     try:
-        value = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+        value = json_input.loads(raw, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError) as exc:
         raise OidcMalformed(f"token {name} is not JSON") from exc
     if not isinstance(value, dict):

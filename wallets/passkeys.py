@@ -48,6 +48,8 @@ from webauthn.helpers.structs import (
     RegistrationCredential,
 )
 
+from payments.client import json_input
+
 # The seed's sandbox shortcut: an assertion whose ``signature`` field is this literal.
 LEGACY_SIGNATURE = "sandbox-valid-passkey-signature"
 _LEGACY_SIGNATURE_FORMS = frozenset(
@@ -302,7 +304,7 @@ def _transports(value: Any) -> list[str]:
 
 def _client_data_check(raw: bytes, *, ceremony: str, challenge: bytes, origins: list[str]) -> None:
     try:
-        client_data = json.loads(raw.decode("utf-8"))
+        client_data = json_input.loads(raw)
     except (UnicodeDecodeError, ValueError) as exc:
         raise PasskeyMalformed("clientDataJson is not JSON") from exc
     if not isinstance(client_data, dict) or not all(

@@ -48,9 +48,8 @@ class AuthSessionSerializer(serializers.Serializer):
     createdAt = UtcDateTimeField(source="created_at")
     updatedAt = UtcDateTimeField(source="updated_at")
     expiresAt = UtcDateTimeField(source="expires_at")
-    encryptedSessionSigningKey = serializers.CharField(
+    encryptedSessionSigningKey = serializers.CharField(  # not read-only: drf-spectacular requires those
         required=False,
-        read_only=True,
         help_text="Only when an uncompressed clientPublicKey was sent (legacy flow): the session key sealed to it",
     )
 

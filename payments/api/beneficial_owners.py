@@ -13,7 +13,6 @@ from payments import ids
 from payments.api.fields import PublicIdField, UtcDateTimeField, utc_timestamp
 from payments.api.kyc_shapes import (
     ID_TYPES,
-    PAGE_PARAMETERS,
     AddressSerializer,
     CrossCheckedSerializer,
     country_field,
@@ -22,7 +21,7 @@ from payments.api.kyc_shapes import (
     phone_field,
     without_nulls,
 )
-from payments.api.pagination import paginate
+from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.beneficial_owners import (
     beneficial_owner_create,

@@ -9,11 +9,12 @@ from rest_framework.views import APIView
 from payments.api.fields import PublicIdField, UtcDateTimeField
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.platforms import config_update
+from payments.pricing import MAX_AMOUNT
 from payments.service_keys import WEBHOOK_SIGNING, service_public_key_hex
 
 
 class FixedFeeSerializer(ApiSerializer):
-    amount = serializers.IntegerField(min_value=0)
+    amount = serializers.IntegerField(min_value=0, max_value=MAX_AMOUNT)
     currency = serializers.CharField(min_length=3, max_length=8)
 
 
@@ -31,8 +32,8 @@ class CounterpartyFieldDefinitionSerializer(ApiSerializer):
 
 class PlatformCurrencyConfigSerializer(ApiSerializer):
     currencyCode = serializers.CharField(min_length=3, max_length=8)
-    minAmount = serializers.IntegerField(min_value=0, required=False)
-    maxAmount = serializers.IntegerField(min_value=0, required=False)
+    minAmount = serializers.IntegerField(min_value=0, max_value=MAX_AMOUNT, required=False)
+    maxAmount = serializers.IntegerField(min_value=0, max_value=MAX_AMOUNT, required=False)
     requiredCounterpartyFields = CounterpartyFieldDefinitionSerializer(many=True, required=False)
     enabledTransactionTypes = serializers.ListField(
         child=serializers.ChoiceField(choices=["INCOMING", "OUTGOING"]), required=False

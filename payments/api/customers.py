@@ -23,7 +23,7 @@ from payments.api.kyc_shapes import (
     phone_field,
     without_nulls,
 )
-from payments.api.pagination import paginate
+from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query, request_json
 from payments.customers import (
     PendingContactChange,
@@ -359,18 +359,15 @@ def parse_customer_body(serializers_by_type: Mapping[str, type], data: Any, *, p
     An unknown terms version alone answers END_USER_TERMS_VERSION_NOT_FOUND; together with other
     problems it is listed with them under INVALID_INPUT."""
     customer_type = data.get("customerType") if isinstance(data, Mapping) else None
-    if customer_type not in serializers_by_type:
-        raise InvalidInput(
-            errors=[
-                FieldError(
-                    "customerType",
-                    "Required: INDIVIDUAL or BUSINESS"
-                    if customer_type is None
-                    else "Must be INDIVIDUAL or BUSINESS",
-                    {"required": True, "enum": list(serializers_by_type)},
-                )
-            ]
-        )
+    if not isinstance(customer_type, str) or customer_type not in serializers_by_type:
+        constraint: dict[str, Any] = {"required": True, "enum": list(serializers_by_type)}
+        if customer_type is None:
+            message = "Required: INDIVIDUAL or BUSINESS"
+        elif isinstance(customer_type, str):
+            message = "Must be INDIVIDUAL or BUSINESS"
+        else:
+            message, constraint["type"] = "Must be a JSON string: INDIVIDUAL or BUSINESS", "string"
+        raise InvalidInput(errors=[FieldError("customerType", message, constraint)])
     try:
         return dict(parse_body(serializers_by_type[customer_type], data, context={"platform": platform}))
     except InvalidInput as exc:
@@ -452,11 +449,16 @@ def render_customer(customer: Customer) -> dict[str, Any]:
     return serializer(customer).data
 
 
-CUSTOMER_ONE_OF = PolymorphicProxySerializer(
-    component_name="CustomerOneOf",
-    serializers={"INDIVIDUAL": IndividualCustomerSerializer, "BUSINESS": BusinessCustomerSerializer},
-    resource_type_field_name="customerType",
-)
+def _customer_one_of(**kwargs: Any) -> PolymorphicProxySerializer:
+    return PolymorphicProxySerializer(
+        component_name="CustomerOneOf",
+        serializers={"INDIVIDUAL": IndividualCustomerSerializer, "BUSINESS": BusinessCustomerSerializer},
+        resource_type_field_name="customerType",
+        **kwargs,
+    )
+
+
+CUSTOMER_ONE_OF = _customer_one_of()
 CUSTOMER_CREATE_ONE_OF = PolymorphicProxySerializer(
     component_name="CustomerCreateRequestOneOf",
     serializers={
@@ -473,7 +475,7 @@ CUSTOMER_UPDATE_ONE_OF = PolymorphicProxySerializer(
     },
     resource_type_field_name="customerType",
 )
-CustomerListResponseSerializer = page_of(BusinessCustomerSerializer, "CustomerListResponse")
+CustomerListResponseSerializer = page_of(_customer_one_of(many=True), "CustomerListResponse")
 
 
 class SignedRequestChallengeSerializer(serializers.Serializer):
@@ -525,12 +527,7 @@ class CustomerListCreateApi(APIView):
         operation_id="listCustomers",
         parameters=[
             CustomerListQuerySerializer,
-            OpenApiParameter(
-                "limit", int, description="Maximum number of results to return (default 20, max 100)"
-            ),
-            OpenApiParameter(
-                "cursor", str, description="Cursor for pagination (returned from previous request)"
-            ),
+            *PAGE_PARAMETERS,
         ],
         responses=CustomerListResponseSerializer,
         tags=TAGS,
@@ -582,7 +579,7 @@ class CustomerDetailApi(APIView):
             return Response(dict(result.body), status=202)
         return Response(render_customer(result))
 
-    @extend_schema(operation_id="deleteCustomerById", responses=CUSTOMER_ONE_OF, tags=TAGS)
+    @extend_schema(operation_id="deleteCustomerById", responses={200: CUSTOMER_ONE_OF}, tags=TAGS)
     def delete(self, request: Request, customerId: str) -> Response:
         customer = customer_delete(
             platform=request.auth.platform, customer_id=ids.parse("Customer", customerId)

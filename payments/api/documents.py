@@ -12,8 +12,8 @@ from rest_framework.views import APIView
 
 from payments import ids
 from payments.api.fields import PublicIdField, UtcDateTimeField
-from payments.api.kyc_shapes import PAGE_PARAMETERS, country_field, page_of, without_nulls
-from payments.api.pagination import paginate
+from payments.api.kyc_shapes import country_field, page_of, without_nulls
+from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.documents import (
     document_delete,

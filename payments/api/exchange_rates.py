@@ -21,13 +21,14 @@ from payments.api.money_shapes import CurrencySerializer
 from payments.api.parsing import parse_query
 from payments.errors import FieldError, InvalidInput
 from payments.exchange_rates import DEFAULT_SENDING_AMOUNT, EXCHANGE_RATE_CACHE_SECONDS, exchange_rates
+from payments.pricing import MAX_AMOUNT
 
 TAGS = ["Exchange Rates"]
 
 
 class ExchangeRateQuerySerializer(serializers.Serializer):
     sourceCurrency = serializers.CharField(required=False, max_length=8)
-    sendingAmount = serializers.IntegerField(required=False, min_value=0, max_value=10**15)
+    sendingAmount = serializers.IntegerField(required=False, min_value=0, max_value=MAX_AMOUNT)
 
 
 class ExchangeRateFeesSerializer(serializers.Serializer):

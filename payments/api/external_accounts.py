@@ -18,8 +18,8 @@ from rest_framework.views import APIView
 
 from payments import ids
 from payments.account_info import EXTERNAL_ACCOUNT_TYPES
-from payments.api.kyc_shapes import PAGE_PARAMETERS, page_of
-from payments.api.pagination import paginate
+from payments.api.kyc_shapes import page_of
+from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, field_errors, parse_query
 from payments.errors import FieldError, InvalidInput
 from payments.external_accounts import (

@@ -17,7 +17,8 @@ class PublicIdField(serializers.Field):
 
     def __init__(self, kind: str, **kwargs) -> None:
         self.kind = kind
-        kwargs.setdefault("read_only", True)
+        # drf-spectacular lists every read-only field as required; an optional id must not be one.
+        kwargs.setdefault("read_only", kwargs.get("required", True))
         kwargs.setdefault("source", "pk")
         super().__init__(**kwargs)
 

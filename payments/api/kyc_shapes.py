@@ -6,7 +6,6 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 
@@ -14,11 +13,6 @@ from payments.api.parsing import ApiSerializer
 
 COUNTRY_PATTERN = r"^[A-Z]{2}$"
 PHONE_PATTERN = r"^\+[1-9]\d{1,14}$"
-
-PAGE_PARAMETERS = [
-    OpenApiParameter("limit", int, description="Maximum number of results to return (default 20, max 100)"),
-    OpenApiParameter("cursor", str, description="Cursor for pagination (returned from previous request)"),
-]
 
 
 def country_field(**kwargs) -> serializers.RegexField:
@@ -96,10 +90,12 @@ def without_nulls(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def page_of(
-    item: type[serializers.Serializer], name: str, *, paginated: bool = True
+    item: type[serializers.Serializer] | serializers.Field, name: str, *, paginated: bool = True
 ) -> type[serializers.Serializer]:
-    """The list response component (`{data, hasMore, nextCursor, totalCount}`) for the docs."""
-    fields: dict[str, Callable | serializers.Field] = {"data": item(many=True)}
+    """The list response component (`{data, hasMore, nextCursor, totalCount}`) for the docs; `item` is
+    the item's serializer class, or a list field (of a oneOf: `PolymorphicProxySerializer(many=True)`)."""
+    data = item(many=True) if isinstance(item, type) else item
+    fields: dict[str, Callable | serializers.Field] = {"data": data}
     if paginated:
         fields.update(
             hasMore=serializers.BooleanField(),

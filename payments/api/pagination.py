@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from payments.api.parsing import parse_query
@@ -19,6 +20,16 @@ from payments.errors import FieldError, InvalidInput
 
 MAX_LIMIT = 100
 DEFAULT_LIMIT = 20
+
+
+PAGE_PARAMETERS = [
+    OpenApiParameter(
+        "limit",
+        {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT},
+        description=f"Maximum number of results to return (default {DEFAULT_LIMIT}, max {MAX_LIMIT})",
+    ),
+    OpenApiParameter("cursor", str, description="Cursor for pagination (nextCursor of the previous page)"),
+]
 
 
 class PageQuery(serializers.Serializer):

@@ -8,6 +8,7 @@ from typing import Any
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 
+from payments.client.json_input import TEXT_CONSTRAINT
 from payments.errors import FieldError, InvalidInput
 
 _JSON_TYPES: list[tuple[type, str, tuple[type, ...]]] = [
@@ -89,6 +90,8 @@ def constraint_for(field: serializers.Field | None, code: str) -> dict[str, Any]
     constraint: dict[str, Any] = dict(getattr(field, "constraint", None) or {})
     if code in ("required", "null", "blank"):
         constraint["required"] = True
+    if code in ("null_characters_not_allowed", "surrogate_characters_not_allowed"):
+        constraint.update(TEXT_CONSTRAINT)
     expected = _json_type(field)
     if code == "type" and expected:
         constraint["type"] = expected[0]
@@ -155,6 +158,6 @@ def field_errors(field: Any, errors: Any, path: str = "") -> list[FieldError]:
 
 def request_json(request) -> Any:
     """The whole JSON body as the client sent it (what signed retries and Idempotency-Key compare);
-    no body, or `null`, counts as `{}`."""
+    no body counts as `{}` (the parser answers 400 to `null` and every other non-object)."""
     data = request.data
     return {} if data is None or (hasattr(data, "dict") and not data) else data

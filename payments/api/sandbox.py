@@ -14,6 +14,7 @@ from payments.api.internal_accounts import InternalAccountSerializer
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.api.transactions import IncomingTransactionSerializer, TransactionOneOf, render_transaction
 from payments.incoming import incoming_uma_receive
+from payments.pricing import MAX_AMOUNT
 from payments.sandbox import MAX_FUND_AMOUNT, sandbox_fund, sandbox_only, sandbox_send
 
 TAGS = ["Sandbox"]
@@ -26,7 +27,7 @@ class FundSerializer(ApiSerializer):
 class SendSerializer(ApiSerializer):
     quoteId = serializers.CharField()
     currencyCode = serializers.CharField(max_length=8)
-    currencyAmount = serializers.IntegerField(min_value=1, required=False)
+    currencyAmount = serializers.IntegerField(min_value=1, max_value=MAX_AMOUNT, required=False)
 
 
 class UmaReceiveSerializer(ApiSerializer):
@@ -34,7 +35,7 @@ class UmaReceiveSerializer(ApiSerializer):
     receiverUmaAddress = serializers.CharField(max_length=320, required=False)
     customerId = serializers.CharField(required=False)
     receivingCurrencyCode = serializers.CharField(max_length=8)
-    receivingCurrencyAmount = serializers.IntegerField(min_value=1, max_value=10**15)
+    receivingCurrencyAmount = serializers.IntegerField(min_value=1, max_value=MAX_AMOUNT)
 
 
 class SandboxFundApi(APIView):

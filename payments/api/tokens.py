@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from payments import ids
 from payments.api.fields import PublicIdField, UtcDateTimeField
-from payments.api.pagination import paginate
+from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
 from payments.models import ApiToken
 from payments.platforms import token_create, token_delete, token_get
@@ -57,11 +57,6 @@ _TOKEN_FILTERS = {
     "updatedBefore": "updated_at__lte",
 }
 
-_PAGE_PARAMS = [
-    OpenApiParameter("limit", int, description="Maximum number of results (default 20, max 100)"),
-    OpenApiParameter("cursor", str, description="nextCursor of the previous page"),
-]
-
 
 class TokenListCreateApi(APIView):
     @extend_schema(
@@ -79,7 +74,7 @@ class TokenListCreateApi(APIView):
 
     @extend_schema(
         operation_id="listTokens",
-        parameters=[TokenListQuerySerializer, *_PAGE_PARAMS],
+        parameters=[TokenListQuerySerializer, *PAGE_PARAMETERS],
         responses=TokenListResponseSerializer,
         tags=["API Tokens"],
     )
@@ -95,11 +90,11 @@ class TokenListCreateApi(APIView):
 
 class TokenDetailApi(APIView):
     @extend_schema(operation_id="getTokenById", responses=ApiTokenSerializer, tags=["API Tokens"])
-    def get(self, request: Request, token_id: str) -> Response:
-        token = token_get(platform=request.auth.platform, token_id=ids.parse("Token", token_id))
+    def get(self, request: Request, tokenId: str) -> Response:
+        token = token_get(platform=request.auth.platform, token_id=ids.parse("Token", tokenId))
         return Response(ApiTokenSerializer(token).data)
 
     @extend_schema(operation_id="deleteTokenById", responses={204: None}, tags=["API Tokens"])
-    def delete(self, request: Request, token_id: str) -> Response:
-        token_delete(platform=request.auth.platform, token_id=ids.parse("Token", token_id))
+    def delete(self, request: Request, tokenId: str) -> Response:
+        token_delete(platform=request.auth.platform, token_id=ids.parse("Token", tokenId))
         return Response(status=204)

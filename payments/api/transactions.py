@@ -13,7 +13,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids, rates
-from payments.api.kyc_shapes import PAGE_PARAMETERS
 from payments.api.money_shapes import (
     CurrencyAmountSerializer,
     PaymentInstructionsSerializer,
@@ -22,7 +21,7 @@ from payments.api.money_shapes import (
     rate,
     timestamp,
 )
-from payments.api.pagination import paginate
+from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
 from payments.errors import FieldError, InvalidInput
 from payments.incoming import incoming_approve, incoming_reject
@@ -156,15 +155,20 @@ class IncomingTransactionSerializer(_TransactionBase):
         ref_name = "IncomingTransaction"
 
 
-TransactionOneOf = PolymorphicProxySerializer(
-    component_name="TransactionOneOf",
-    serializers=[IncomingTransactionSerializer, OutgoingTransactionSerializer],
-    resource_type_field_name="type",
-)
+def _transaction_one_of(**kwargs: Any) -> PolymorphicProxySerializer:
+    return PolymorphicProxySerializer(
+        component_name="TransactionOneOf",
+        serializers={"INCOMING": IncomingTransactionSerializer, "OUTGOING": OutgoingTransactionSerializer},
+        resource_type_field_name="type",
+        **kwargs,
+    )
+
+
+TransactionOneOf = _transaction_one_of()
 
 
 class TransactionListResponseSerializer(serializers.Serializer):
-    data = TransactionOneOf
+    data = _transaction_one_of(many=True)
     hasMore = serializers.BooleanField()
     nextCursor = serializers.CharField(required=False)
     totalCount = serializers.IntegerField(

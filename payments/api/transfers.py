@@ -18,6 +18,7 @@ from payments.api.parsing import ApiSerializer, parse_body
 from payments.api.quotes import PURPOSES
 from payments.api.transactions import TransactionOneOf, render_transaction
 from payments.errors import BadRequest
+from payments.pricing import MAX_AMOUNT
 from payments.quotes import QuoteRequest, quote_create
 from payments.transfers import transfer_in_amount, transfer_out_amount
 
@@ -38,7 +39,7 @@ class TransferInSerializer(ApiSerializer):
     destination = AccountReferenceSerializer(help_text="The internal account to credit")
     amount = serializers.IntegerField(
         min_value=1,
-        max_value=10**15,
+        max_value=MAX_AMOUNT,
         required=False,
         help_text="Optional in the reference, but a pull needs it: the external account's balance is not "
         "known here (400 INVALID_INPUT without it)",
@@ -50,7 +51,7 @@ class TransferOutSerializer(ApiSerializer):
     destination = DestinationReferenceSerializer(help_text="The external account to pay")
     amount = serializers.IntegerField(
         min_value=1,
-        max_value=10**15,
+        max_value=MAX_AMOUNT,
         required=False,
         help_text="Without it, the source account's whole available balance is sent (400 "
         "INSUFFICIENT_FUNDS when that is zero)",

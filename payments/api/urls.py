@@ -46,7 +46,7 @@ from payments.api.webhooks import SandboxWebhookTestApi
 urlpatterns = [
     path("config", ConfigApi.as_view(), name="config"),
     path("tokens", TokenListCreateApi.as_view(), name="token-list"),
-    path("tokens/<str:token_id>", TokenDetailApi.as_view(), name="token-detail"),
+    path("tokens/<str:tokenId>", TokenDetailApi.as_view(), name="token-detail"),
     path("customers", CustomerListCreateApi.as_view(), name="customer-list"),
     # Fixed customers/... paths come before customers/<customerId>.
     path("customers/end-user-terms", EndUserTermsApi.as_view(), name="end-user-terms"),

@@ -10,8 +10,8 @@ from rest_framework.views import APIView
 
 from payments import ids
 from payments.api.fields import PublicIdField, UtcDateTimeField
-from payments.api.kyc_shapes import PAGE_PARAMETERS, page_of
-from payments.api.pagination import paginate
+from payments.api.kyc_shapes import page_of
+from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
 from payments.models import Document, Verification
 from payments.verifications import verification_get, verification_list, verification_submit

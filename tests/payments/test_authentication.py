@@ -1,6 +1,8 @@
 import base64
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from payments.models import ApiToken
@@ -55,6 +57,32 @@ def test_malformed_or_missing_credentials_are_refused(authorization):
 def test_unknown_client_id_is_refused():
     _platform, _token, secret = factories.platform_with_token()
     _assert_unauthorized(_get_config(basic("0" * 32, secret)))
+
+
+@pytest.mark.parametrize(
+    "alter",
+    [
+        lambda c: c + "x",
+        lambda c: c + "\x00",
+        lambda c: c + "\x00" + "x" * 10,
+        lambda c: c[:-1],
+        lambda c: c.upper(),
+        lambda c: " " + c,
+        lambda c: c[:10] + "\x00" + c[11:],
+    ],
+    ids=["suffix", "nul-suffix", "nul-and-more", "prefix", "upper", "leading-space", "nul-inside"],
+)
+def test_the_client_id_must_match_exactly(alter):
+    _platform, token, secret = factories.platform_with_token()
+    _assert_unauthorized(_get_config(basic(alter(token.client_id), secret)))
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(prefix=st.text(max_size=3), suffix=st.text(max_size=3))
+def test_with_the_right_secret_only_the_exact_client_id_authenticates(prefix, suffix):
+    _platform, token, secret = factories.platform_with_token()
+    response = _get_config(basic(prefix + token.client_id + suffix, secret))
+    assert response.status_code == (200 if prefix + suffix == "" else 401)
 
 
 def test_wrong_secret_is_refused():

@@ -1,4 +1,8 @@
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from payments.pricing import MAX_AMOUNT
 
 pytestmark = pytest.mark.django_db
 
@@ -64,6 +68,51 @@ def test_fee_config_bounds_and_currency(api):
     mismatch = {**USD_FEE, "fixedFee": {"amount": 1, "currency": "EUR"}}
     errors = api.patch("/config", {"feeConfigs": [mismatch]}).json()["details"]["errors"]
     assert [e["field"] for e in errors] == ["feeConfigs[0].fixedFee.currency"]
+
+
+@pytest.mark.parametrize("amount", [MAX_AMOUNT + 1, 2**63, 2**70])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        (
+            lambda a: {"feeConfigs": [{**USD_FEE, "fixedFee": {"amount": a, "currency": "USD"}}]},
+            "feeConfigs[0].fixedFee.amount",
+        ),
+        (
+            lambda a: {"supportedCurrencies": [{"currencyCode": "USD", "maxAmount": a}]},
+            "supportedCurrencies[0].maxAmount",
+        ),
+        (
+            lambda a: {"supportedCurrencies": [{"currencyCode": "USD", "minAmount": a}]},
+            "supportedCurrencies[0].minAmount",
+        ),
+    ],
+)
+def test_amounts_beyond_what_the_pricing_reads_are_refused_at_write_time(api, amount, body, field):
+    before = api.get("/config").json()
+    response = api.patch("/config", body(amount))
+    assert response.status_code == 400, response.content
+    [error] = response.json()["details"]["errors"]
+    assert (error["field"], error["constraint"]["maximum"]) == (field, MAX_AMOUNT)
+    assert api.get("/config").json() == before
+    assert api.get("/exchange-rates").status_code == 200
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    fixed=st.integers(min_value=0, max_value=MAX_AMOUNT),
+    maximum=st.integers(min_value=1, max_value=MAX_AMOUNT),
+)
+def test_any_amount_the_config_accepts_keeps_rates_and_quotes_readable(api, fixed, maximum):
+    fee = {**USD_FEE, "fixedFee": {"amount": fixed, "currency": "USD"}}
+    currencies = [{"currencyCode": "USD", "minAmount": 1, "maxAmount": maximum}, {"currencyCode": "EUR"}]
+    response = api.patch("/config", {"feeConfigs": [fee], "supportedCurrencies": currencies})
+    assert response.status_code == 200, response.content
+    assert api.get("/exchange-rates").status_code == 200
+    assert api.get("/exchange-rates", {"sourceCurrency": "USD", "sendingAmount": maximum}).status_code in (
+        200,
+        400,
+    )
 
 
 def test_supported_currencies_are_checked(api):

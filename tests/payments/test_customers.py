@@ -209,6 +209,18 @@ def test_patch_requires_the_discriminator_and_the_right_type(api):
     assert _errors(response)["customerType"]["constraint"]["enum"] == ["INDIVIDUAL"]
 
 
+@pytest.mark.parametrize("value", [{"a": 1}, ["INDIVIDUAL"], [], {}, 1, True, 1.5])
+def test_a_customer_type_of_the_wrong_json_type_answers_400_with_its_path(api, value):
+    mine = create(api, individual())
+    for response in (
+        api.patch(f"/customers/{mine['id']}", {"customerType": value, "fullName": "X"}),
+        api.post("/customers", {**individual(), "customerType": value}),
+    ):
+        assert response.status_code == 400, response.content
+        assert _errors(response)["customerType"]["constraint"]["type"] == "string"
+    assert Customer.objects.count() == 1
+
+
 def test_patch_updates_only_what_is_sent(api):
     mine = create(api, individual(phoneNumber="+14155551234"))
     response = api.patch(

@@ -1,5 +1,5 @@
 import pytest
-from django.test import override_settings
+from django.test import Client, override_settings
 
 pytestmark = pytest.mark.django_db
 
@@ -71,6 +71,38 @@ def test_a_json_array_body_is_refused(api):
 def test_unknown_route_answers_json_404(api):
     _assert_error_shape(api.get("/no-such-thing"), 404, "NOT_FOUND")
     _assert_error_shape(api.client.get("/api/2025-10-13/no/such/thing/"), 404, "NOT_FOUND")
+
+
+@pytest.mark.parametrize("method", ["get", "post", "put", "patch", "delete", "options"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/2025-10-13/no-such-thing",
+        "/api/2025-10-13/customers/x/y/z",
+        "/api/2025-10-13/../../admin/",
+        "/api/2025-10-13/customers/../config",
+        "/api/2025-10-13",
+        "/api/2024-01-01/config",
+        "/api/",
+    ],
+)
+def test_every_method_on_an_unknown_api_path_answers_json_404_even_with_csrf_checks(api, method, path):
+    client = Client(
+        enforce_csrf_checks=True, HTTP_AUTHORIZATION=api.client._credentials["HTTP_AUTHORIZATION"]
+    )
+    body = {} if method == "get" else {"data": "{}", "content_type": "application/json"}
+    _assert_error_shape(getattr(client, method)(path, **body), 404, "NOT_FOUND")
+
+
+@pytest.mark.parametrize(
+    "method, path", [("delete", "/config"), ("post", "/transactions"), ("put", "/quotes")]
+)
+def test_a_wrong_method_on_a_known_path_answers_json_405_even_with_csrf_checks(api, method, path):
+    client = Client(
+        enforce_csrf_checks=True, HTTP_AUTHORIZATION=api.client._credentials["HTTP_AUTHORIZATION"]
+    )
+    response = getattr(client, method)("/api/2025-10-13" + path, "{}", content_type="application/json")
+    _assert_error_shape(response, 405, "METHOD_NOT_ALLOWED")
 
 
 def test_wrong_method_answers_json_405(api):

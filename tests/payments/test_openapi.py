@@ -4,11 +4,24 @@ import json
 import re
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 from django.urls import URLPattern, URLResolver, get_resolver
 from drf_spectacular.validation import validate_schema
 from rest_framework.views import APIView
+
+from tests.factories import InternalAccountFactory
+from tests.payments.kyc_support import business, create
+from tests.payments.money_support import (
+    REFERENCE as REFERENCE_DOCUMENT,
+)
+from tests.payments.money_support import (
+    consenting_customer,
+    funded_account,
+    quote_body,
+    usd_external,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -75,3 +88,84 @@ def test_docs_page_serves_local_assets_only(client):
     html = response.content.decode()
     assert "swagger" in html.lower()
     assert not re.search(r"(src|href)=\"https?://", html), "docs must not load assets from the internet"
+
+
+# --- what the document says about answers (#13) -----------------------------------------------------
+
+
+def _response_validator(doc, path, method, status):
+    schema = doc["paths"][path][method]["responses"][str(status)]["content"]["application/json"]["schema"]
+    return jsonschema.Draft202012Validator({**schema, "components": doc["components"]})
+
+
+def _reference():
+    return yaml.safe_load(REFERENCE_DOCUMENT.read_text())
+
+
+def test_every_operation_lists_the_error_answers_the_reference_lists_and_its_own(client):
+    doc, reference = _document(client), _reference()
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            statuses = set(op["responses"])
+            assert {"401", "403", "500"} <= statuses, (method, path)
+            if "requestBody" in op:
+                assert {"400", "413", "415"} <= statuses, (method, path)
+            if any(p["in"] == "path" for p in op.get("parameters", [])):
+                assert "404" in statuses, (method, path)
+            if any(p["name"] == "Idempotency-Key" for p in op.get("parameters", [])):
+                assert "422" in statuses, (method, path)
+            ours = {s for s in statuses if int(s) >= 400}
+            theirs = {
+                s
+                for s in reference["paths"].get(path, {}).get(method, {}).get("responses", {})
+                if int(s) >= 400
+            }
+            assert theirs <= ours, (method, path, sorted(theirs - ours))
+            for status in ours:
+                schema = op["responses"][status]["content"]["application/json"]["schema"]
+                assert schema == {"$ref": f"#/components/schemas/Error{status}"}
+
+
+def test_limits_and_id_patterns_the_server_enforces_are_declared(client):
+    doc = _document(client)
+    limit = next(p for p in doc["paths"]["/customers"]["get"]["parameters"] if p["name"] == "limit")
+    assert limit["schema"] == {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}
+    for path, item in doc["paths"].items():
+        for op in item.values():
+            for parameter in op.get("parameters", []):
+                if parameter["name"] == "limit":
+                    assert parameter["schema"]["maximum"] == 100, path
+                if parameter["in"] == "path" and parameter["name"] not in ("receiverUmaAddress", "resetId"):
+                    assert parameter["schema"]["pattern"].endswith("-[0-9a-fA-F]{12}$"), (path, parameter)
+    customer_id = doc["paths"]["/customers/{customerId}"]["get"]["parameters"][0]["schema"]["pattern"]
+    assert re.fullmatch(customer_id, "Customer:019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
+    assert not re.fullmatch(customer_id, "Quote:019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
+
+
+def test_list_and_delete_answers_validate_against_the_document(client, api):
+    doc = _document(client)
+    person, _wallet = consenting_customer(api.platform, full_name="Ann Person")
+    create(api, business())
+    source = funded_account(person, 100_000)
+    payee = usd_external(api.platform, person)
+    quote = api.post("/quotes", quote_body(source.public_id, payee.public_id, 1_000)).json()
+    assert api.post(f"/quotes/{quote['id']}/execute").status_code == 200
+    InternalAccountFactory(customer=None, platform=api.platform)
+
+    customers = api.get("/customers").json()
+    assert {c["customerType"] for c in customers["data"]} == {"INDIVIDUAL", "BUSINESS"}
+    _response_validator(doc, "/customers", "get", 200).validate(customers)
+    transactions = api.get("/transactions").json()
+    assert transactions["data"]
+    _response_validator(doc, "/transactions", "get", 200).validate(transactions)
+    platform_accounts = api.get("/platform/internal-accounts").json()
+    assert platform_accounts["data"] and "customerId" not in platform_accounts["data"][0]
+    _response_validator(doc, "/platform/internal-accounts", "get", 200).validate(platform_accounts)
+
+    deleted = api.delete(f"/customers/{person.public_id}")
+    assert deleted.status_code == 200
+    assert "204" not in doc["paths"]["/customers/{customerId}"]["delete"]["responses"]
+    _response_validator(doc, "/customers/{customerId}", "delete", 200).validate(deleted.json())
+    gone = api.delete(f"/customers/{person.public_id}")
+    assert gone.status_code == 410
+    _response_validator(doc, "/customers/{customerId}", "delete", 410).validate(gone.json())

@@ -8,10 +8,11 @@ HPKE recipient key, ``targetPublic``); the client answers with ``encryptedOtpBun
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives.asymmetric import ec
+
+from payments.client import json_input
 
 from .envelope import signed_envelope_build
 from .errors import BundleMalformed, InvalidKey
@@ -93,7 +94,7 @@ def _json_object(text: str, *, what: str) -> dict[str, object]:
     if not isinstance(text, str):
         raise BundleMalformed(f"{what} must be a string")
     try:
-        value = json.loads(text)
+        value = json_input.loads(text)
     except ValueError as exc:
         raise BundleMalformed(f"{what} is not JSON") from exc
     if not isinstance(value, dict):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +22,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+
+from payments.client import json_input
 
 from .errors import InvalidKey, StampInvalid, StampMalformed
 from .keys import hex_to_bytes, public_key_from_hex, public_key_hex
@@ -79,7 +80,7 @@ def _stamp_decode(header: str) -> dict[str, str]:
     if base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii") != header:
         raise StampMalformed("header is not canonical base64url")
     try:
-        stamp = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicate_keys)
+        stamp = json_input.loads(raw, object_pairs_hook=_no_duplicate_keys)
     except (UnicodeDecodeError, ValueError) as exc:
         raise StampMalformed("header does not decode to JSON") from exc
     if not isinstance(stamp, dict):

@@ -3,7 +3,6 @@ JSON answers for the WebAuthn shim, and one place that turns an unreachable serv
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from functools import wraps
@@ -16,7 +15,7 @@ from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from payments.client import ServiceClientError, ServiceError
+from payments.client import ServiceClientError, ServiceError, json_input
 from wallets.portal import wording
 
 log = logging.getLogger(__name__)
@@ -56,14 +55,11 @@ def wants_json(request: HttpRequest) -> bool:
 
 
 def json_body(request: HttpRequest) -> dict[str, Any]:
-    """The JSON object the shim posted ({} when the body is form data or not an object)."""
+    """The JSON object the shim posted (form data as a dict). A body json_input refuses raises
+    JsonRefused, which `service_errors` answers with a 400."""
     if request.content_type != "application/json":
         return request.POST.dict()
-    try:
-        body = json.loads(request.body or b"{}")
-    except ValueError:
-        return {}
-    return body if isinstance(body, dict) else {}
+    return json_input.loads_object(request.body or b"{}")
 
 
 def no_store(response: HttpResponse) -> HttpResponse:
@@ -74,7 +70,8 @@ def no_store(response: HttpResponse) -> HttpResponse:
 def service_errors[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResponse]:
     """A service that cannot be reached (or a portal without credentials) becomes a page (or JSON)
     saying so; service errors a view did not expect become the same page, in words
-    (`wording.explain`; the service's own message goes to the log)."""
+    (`wording.explain`; the service's own message goes to the log); a request body that cannot be
+    read, a 400 in the same shape."""
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args: P.args, **kwargs: P.kwargs) -> HttpResponse:
@@ -88,6 +85,12 @@ def service_errors[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResp
             message, status = wording.explain(exc), 502
         except ServiceClientError as exc:
             message, status = wording.explain(exc), 503
+        except json_input.JsonRefused as exc:
+            log.info("portal: unreadable JSON body: %s", exc.message)
+            message = (
+                "Your browser sent something the portal cannot read. Please reload the page and try again."
+            )
+            status = 400
         if wants_json(request):
             return JsonResponse({"error": message}, status=status)
         return no_store(

@@ -1,0 +1,202 @@
+"""What the generated OpenAPI document says beyond each view's own declarations: the error answers
+every operation can give (in the spec's error shape), and the shape of the ids in paths.
+
+A drf-spectacular postprocessing hook over the finished document, so the rules read in one place:
+every operation can answer 401, 403 and 500; one that takes a body 400, 413 and 415; one with query
+parameters 400; one with an id in its path 404 (a malformed id names no record); one that takes an
+Idempotency-Key 422 (the key was used for another request). ERRORS adds what an
+operation answers beyond that (conflicts, deleted customers, locks, rate limits, counterparties)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from payments.ids import UUID_PATTERN
+
+ERROR_DESCRIPTIONS = {
+    400: "Invalid input; `details.errors[]` lists every invalid field",
+    401: "Missing or invalid API credentials, or a wallet signature that does not verify",
+    403: "The API token lacks the permission this operation needs",
+    404: "No such record (for this platform)",
+    405: "Method not allowed",
+    409: "Conflict with the record's current state",
+    410: "The customer has been deleted",
+    412: "The counterparty does not support this request",
+    413: "Request body too large",
+    415: "Unsupported content type; send application/json",
+    422: "The Idempotency-Key was used before for a different request",
+    423: "Locked after too many failed attempts",
+    424: "A counterparty could not be reached or answered badly",
+    429: "Too many requests; retry after `Retry-After` seconds",
+    500: "Internal error",
+    501: "Not supported by this service",
+}
+
+# Beyond the rules in the module docstring, per operationId.
+ERRORS: dict[str, tuple[int, ...]] = {
+    "createAuthCredential": (404, 409, 410),
+    "revokeAuthCredential": (400, 409),
+    "challengeAuthCredential": (409, 423, 429),
+    "verifyAuthCredential": (409, 423, 429),
+    "revokeAuthSession": (400,),
+    "listAuthCredentials": (404,),
+    "listAuthSessions": (404,),
+    "listBeneficialOwners": (404, 410),
+    "createBeneficialOwner": (404, 409, 410),
+    "updateBeneficialOwner": (409, 410),
+    "updatePlatformConfig": (501,),
+    "listCustomers": (405,),
+    "createCustomer": (405, 409, 501),
+    "updateCustomerById": (409, 410, 424),
+    "getCustomerById": (410,),
+    "deleteCustomerById": (410,),
+    "createCustomerKycLink": (409, 410),
+    "createCustomerExternalAccount": (404, 409, 410),
+    "deleteCustomerExternalAccountById": (409,),
+    "listCustomerExternalAccounts": (404,),
+    "listCustomerInternalAccounts": (404,),
+    "uploadDocument": (404, 409, 410),
+    "replaceDocument": (409, 410),
+    "deleteDocument": (409, 410),
+    "createPlatformExternalAccount": (409,),
+    "createQuote": (404, 409, 410, 412, 424, 429, 501),
+    "authorizeQuote": (409, 410, 423, 429),
+    "resendQuoteScaCode": (409, 429),
+    "executeQuote": (400, 409, 410, 429),
+    "lookupExternalAccount": (400, 410, 412, 424),
+    "lookupUma": (400, 412, 424),
+    "sandboxFundInternalAccount": (409,),
+    "sandboxSend": (404, 409),
+    "sandboxReceive": (404, 409),
+    "listScaFactors": (404, 409, 410),
+    "startScaFactorEnrollment": (404, 409, 410),
+    "deleteScaFactor": (400, 409, 410),
+    "confirmScaFactorEnrollment": (404, 409, 410, 423),
+    "startTwoFactorReset": (404, 409, 410, 429),
+    "getTwoFactorResetStatus": (409, 410),
+    "completeTwoFactorReset": (409, 410),
+    "completeScaLogin": (404, 409, 410, 423),
+    "startScaLogin": (404, 409, 410, 429),
+    "recordSecurityEvent": (404, 409, 410, 423),
+    "deleteTokenById": (400, 409),
+    "approvePendingPayment": (409,),
+    "cancelTransaction": (409,),
+    "confirmReceiptDelivery": (409,),
+    "rejectPendingPayment": (409,),
+    "createTransferIn": (404, 409, 410),
+    "createTransferOut": (404, 409, 410, 429),
+    "createVerification": (404, 409, 410),
+    "listVerifications": (404,),
+    "listDocuments": (404,),
+}
+
+# Path parameters that hold an id: by name, or by path prefix where the name (`id`) does not say.
+ID_KINDS = {
+    "customerId": "Customer",
+    "quoteId": "Quote",
+    "transactionId": "Transaction",
+    "externalAccountId": "ExternalAccount",
+    "beneficialOwnerId": "BeneficialOwner",
+    "documentId": "Document",
+    "verificationId": "Verification",
+    "tokenId": "Token",
+    "jobId": "Job",
+    "credentialId": "ScaPasskey",
+}
+ID_KINDS_BY_PATH = [
+    ("/auth/credentials/{id}", "id", "AuthMethod"),
+    ("/auth/sessions/{id}", "id", "Session"),
+    ("/internal-accounts/{id}", "id", "InternalAccount"),
+    ("/sandbox/internal-accounts/{accountId}", "accountId", "InternalAccount"),
+    ("/receiver/external-account/{accountId}", "accountId", "ExternalAccount"),
+]
+
+
+def id_kind(path: str, name: str) -> str | None:
+    """The kind of id (`Customer`, …) the path parameter `name` of `path` holds, if it holds one."""
+    for prefix, parameter, kind in ID_KINDS_BY_PATH:
+        if parameter == name and path.startswith(prefix):
+            return kind
+    return ID_KINDS.get(name)
+
+
+FIELD_ERROR = {
+    "type": "object",
+    "required": ["field", "message"],
+    "properties": {
+        "field": {"type": "string", "description": "Path of the value, e.g. `feeConfigs[0].fixedFee.amount`"},
+        "message": {"type": "string"},
+        "constraint": {
+            "type": "object",
+            "additionalProperties": True,
+            "description": "What the value broke: type, required, enum, minLength, maxLength, minimum, "
+            "maximum, pattern, format, maxDepth",
+        },
+    },
+}
+
+
+def error_schema(status: int) -> dict[str, Any]:
+    details: dict[str, Any] = {"type": "object", "additionalProperties": True, "description": "Details"}
+    if status == 400:
+        details["properties"] = {
+            "errors": {"type": "array", "items": {"$ref": "#/components/schemas/FieldError"}}
+        }
+    return {
+        "type": "object",
+        "required": ["status", "code", "message"],
+        "properties": {
+            "status": {"type": "integer", "enum": [status], "description": "HTTP status code"},
+            "code": {"type": "string", "description": "Machine-readable error code"},
+            "message": {"type": "string", "description": "What went wrong, for a person"},
+            "details": details,
+        },
+    }
+
+
+def _statuses(path: str, method: str, operation: dict[str, Any]) -> set[int]:
+    statuses = {401, 403, 500, *ERRORS.get(operation.get("operationId", ""), ())}
+    parameters = operation.get("parameters", [])
+    if method in ("post", "put", "patch") or "requestBody" in operation:
+        statuses |= {400, 413, 415}
+    if any(p["in"] == "query" for p in parameters):
+        statuses.add(400)
+    if any(p["in"] == "path" for p in parameters):
+        statuses.add(404)
+    if any(p["in"] == "header" and p["name"] == "Idempotency-Key" for p in parameters):
+        statuses.add(422)
+    return statuses
+
+
+def _declare_id_patterns(path: str, operation: dict[str, Any]) -> None:
+    for parameter in operation.get("parameters", []):
+        if parameter["in"] != "path":
+            continue
+        kind = id_kind(path, parameter["name"])
+        if kind:
+            parameter["schema"] = {
+                "type": "string",
+                "pattern": f"^{kind}:{UUID_PATTERN}$",
+                "examples": [f"{kind}:019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"],
+            }
+
+
+def document_errors_and_ids(result: dict[str, Any], generator, request, public) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"])."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas["FieldError"] = FIELD_ERROR
+    for path, item in result.get("paths", {}).items():
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            _declare_id_patterns(path, operation)
+            responses = operation["responses"]
+            declared = {int(status) for status in responses if int(status) >= 400}
+            for status in sorted(_statuses(path, method, operation) | declared):
+                schemas.setdefault(f"Error{status}", error_schema(status))
+                response = responses.setdefault(str(status), {"description": ERROR_DESCRIPTIONS[status]})
+                response["content"] = {
+                    "application/json": {"schema": {"$ref": f"#/components/schemas/Error{status}"}}
+                }
+            operation["responses"] = dict(sorted(responses.items()))
+    return result
