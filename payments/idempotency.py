@@ -14,8 +14,9 @@
   free again at once, and the operation's own rules apply as without a key): any 5xx (rolled back
   with the operation), validation errors (400 INVALID_INPUT naming fields: fix the body, send it
   again with the key), 401 (not authorized yet, e.g. the wallet stamp), and the answers that say
-  "not now": 409, 423, 424 and 429. So a 400 INSUFFICIENT_FUNDS is replayed, as a declined card
-  is by the best payment APIs: after funding the account, execute with a new key.
+  "not now": 409, 423, 424, 429 and 400 INSUFFICIENT_FUNDS (our own ledger's state, not a decision
+  about the request: once the account is funded, the same key sends the payment, so a portal or a
+  client retrying one Confirm with one key can never send twice nor be stuck on an old refusal).
 - Keys are kept `IDEMPOTENCY_KEY_HOURS` (24) from first use; the sweep (Celery beat) deletes
   expired ones, and an expired key that was not swept yet is taken over like a new one.
 
@@ -35,7 +36,7 @@ from django.db import connections, router
 from django.db.models import UUIDField
 
 from payments import clock, ids, secret_box
-from payments.errors import IdempotencyKeyReused, InvalidInput, ServiceError
+from payments.errors import IdempotencyKeyReused, InsufficientFunds, InvalidInput, ServiceError
 from payments.models import IdempotencyKey
 from payments.query_plans import plan_update
 
@@ -82,7 +83,9 @@ class Claim:
 def answer_kept(error: ServiceError) -> bool:
     """Whether an error answer is replayed (see the module docstring); success answers always are."""
     return (
-        error.status < 500 and error.status not in NOT_KEPT_STATUSES and not isinstance(error, InvalidInput)
+        error.status < 500
+        and error.status not in NOT_KEPT_STATUSES
+        and not isinstance(error, InvalidInput | InsufficientFunds)
     )
 
 
