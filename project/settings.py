@@ -106,8 +106,17 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # the money paths, whose locking reads join five tables.
     DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The web server's threads and the Celery worker write at once. WAL lets reads go on beside the one
+    # writer; `timeout` makes a writer wait for the lock instead of failing; IMMEDIATE takes the write
+    # lock when a transaction begins, because a transaction that has read and then wants to write
+    # cannot wait for it (SQLite answers "database is locked" at once rather than deadlock). Row locks
+    # (select_for_update) are no-ops here: a write transaction holds the whole database instead.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL",
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
