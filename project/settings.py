@@ -266,9 +266,12 @@ LOGGING = {
 # WebAuthn
 WEBAUTHN_RP_ID = os.environ.get("WEBAUTHN_RP_ID", "localhost")
 WEBAUTHN_RP_NAME = os.environ.get("WEBAUTHN_RP_NAME", "Payments")
-WEBAUTHN_ALLOWED_ORIGINS = env_list(
-    "WEBAUTHN_ALLOWED_ORIGINS", default=["http://localhost:8000", "http://127.0.0.1:8000"]
-)
+# Browsers send the page's origin: by default the addresses `make run` serves on (HOST, PORT).
+_web_host, _web_port = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
+_web_origins = [f"http://localhost:{_web_port}", f"http://127.0.0.1:{_web_port}"]
+if _web_host not in ("127.0.0.1", "localhost", "0.0.0.0", "::", "::1", ""):  # noqa: S104 (not a bind)
+    _web_origins.append(f"http://{_web_host}:{_web_port}")
+WEBAUTHN_ALLOWED_ORIGINS = env_list("WEBAUTHN_ALLOWED_ORIGINS", default=_web_origins)
 
 # OIDC
 # Issuer URL -> {"jwks_uri": ...} or {"discovery": ".../.well-known/openid-configuration"}.
