@@ -179,17 +179,14 @@ SPECTACULAR_SETTINGS = {
     # The BasicAuth scheme and each operation's use of it come from payments/api/schema_auth.py.
 }
 
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
-if CELERY_BROKER_URL.startswith("filesystem://"):
-    _queue_dir = DATA_DIR / "celery-queue"
-    _queue_dir.mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(_queue_dir),
-        "data_folder_out": str(_queue_dir),
-        "processed_folder": str(DATA_DIR / "celery-processed"),
-        "control_folder": str(DATA_DIR / "celery-control"),
-        "store_processed": False,
-    }
+# The embedded default is a SQLite file through kombu's SQLAlchemy transport (project/broker.py).
+CELERY_BROKER_URL = os.environ.get(
+    "CELERY_BROKER_URL", f"sqla+sqlite:///{DATA_DIR / 'celery-broker.sqlite3'}"
+)
+if CELERY_BROKER_URL.startswith("sqla+sqlite"):
+    from project.broker import SQLITE_TRANSPORT_OPTIONS
+
+    CELERY_BROKER_TRANSPORT_OPTIONS = SQLITE_TRANSPORT_OPTIONS
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", default=60)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", default=90)
@@ -219,6 +216,12 @@ CELERY_BEAT_SCHEDULE["transaction-steps-relay"] = {
     "schedule": 1.0,
     "options": {"expires": 5},
 }
+if CELERY_BROKER_URL.startswith("sqla+"):
+    CELERY_BEAT_SCHEDULE["broker-prune"] = {  # messages the worker took (project/broker.py)
+        "task": "project.celery.broker_prune_task",
+        "schedule": 300.0,
+        "options": {"expires": 290},
+    }
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 
 # Money limits (payments/limits.py) in US cents; a platform's own values (admin) take precedence.

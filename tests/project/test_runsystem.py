@@ -9,8 +9,8 @@ from collections import Counter
 import httpx
 import pytest
 
+from project.bench.live_system import running_system
 from tests.payments.kyc_support import individual
-from tests.project.live_system import running_system
 
 
 @pytest.fixture(scope="module")

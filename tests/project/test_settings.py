@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from tests.project.live_system import ROOT
+from project.bench.live_system import ROOT
 
 
 def _setting(name: str, tmp_path, **env: str):
