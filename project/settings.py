@@ -187,6 +187,8 @@ if CELERY_BROKER_URL.startswith("sqla+sqlite"):
     from project.broker import SQLITE_TRANSPORT_OPTIONS
 
     CELERY_BROKER_TRANSPORT_OPTIONS = SQLITE_TRANSPORT_OPTIONS
+# Requests hand tasks to a background thread (project/publishing.py); off: publish in the caller's thread.
+CELERY_PUBLISH_IN_BACKGROUND = env_bool("CELERY_PUBLISH_IN_BACKGROUND", default=True)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", default=60)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", default=90)
@@ -215,6 +217,11 @@ CELERY_BEAT_SCHEDULE["transaction-steps-relay"] = {
     "task": "payments.tasks.transaction_steps_relay_task",
     "schedule": 1.0,
     "options": {"expires": 5},
+}
+CELERY_BEAT_SCHEDULE["bulk-uploads-sweep"] = {  # unfinished bulk imports whose task was lost
+    "task": "payments.tasks.bulk_uploads_sweep_task",
+    "schedule": 60.0,
+    "options": {"expires": 55},
 }
 if CELERY_BROKER_URL.startswith("sqla+"):
     CELERY_BEAT_SCHEDULE["broker-prune"] = {  # messages the worker took (project/broker.py)
