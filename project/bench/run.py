@@ -1,5 +1,6 @@
-"""`make bench`: start gunicorn (DEBUG off) against PostgreSQL, load it with wrk from a second process on
-loopback, print requests/s, p50 and p99 per case and each case's ratio to its floor."""
+"""`make bench`: start the web server `make run` uses (project/web_server.py, DEBUG off) against
+PostgreSQL, load it with wrk from a second process on loopback, print requests/s, p50 and p99 per
+case and each case's ratio to its floor."""
 
 from __future__ import annotations
 
@@ -16,11 +17,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from project.web_server import web_server_command
+
 ROOT = Path(__file__).resolve().parents[2]
 PORT = int(os.environ.get("BENCH_PORT", "8799"))
 DURATION = int(os.environ.get("BENCH_SECONDS", "8"))
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
 RESULTS = ROOT / "bench-results.json"
+SERVER_THREADS = int(os.environ.get("BENCH_SERVER_THREADS", "8"))
 # Comma-separated parts of case names (e.g. "execute"): run only those cases, their floors and the
 # micro-benchmarks/throughputs whose names match; the results file is then left alone.
 SELECTION = [part.strip().lower() for part in os.environ.get("BENCH_CASES", "").split(",") if part.strip()]
@@ -311,21 +315,7 @@ def main() -> None:
     results: dict[str, dict] = {}
     _micro_benchmarks(_selected(MICROS), creds, results)  # first, while nothing else runs
     server = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "gunicorn"),
-            "project.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{PORT}",
-            "--workers",
-            "2",
-            "--worker-class",
-            "gthread",
-            "--threads",
-            "4",
-            "--log-level",
-            "warning",
-        ],
-        env=env,
+        web_server_command(host="127.0.0.1", port=PORT, threads=SERVER_THREADS), env=env
     )
     try:
         _wait_for_port(time.monotonic() + 30)
