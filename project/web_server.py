@@ -2,7 +2,7 @@
 
 Waitress reads each request (headers and body) on its event loop, and only a complete request goes to
 one of its threads, so a slow or idle client holds a connection, never a thread that runs Django. It
-closes a connection that sends nothing for CHANNEL_TIMEOUT seconds, refuses headers over 256 KB and
+closes a connection that sent nothing for CHANNEL_TIMEOUT seconds (checked every 30 s), refuses headers over 256 KB and
 bodies over MAX_BODY_BYTES (413), and spills bodies over 512 KB to a temporary file rather than memory.
 """
 

@@ -58,7 +58,9 @@ class System:
         return creds["clientId"], creds["clientSecret"]
 
     def client(self, **kwargs) -> httpx.Client:
-        return httpx.Client(base_url=self.base_url + API, auth=self.credentials(), timeout=30, **kwargs)
+        return httpx.Client(
+            **{"base_url": self.base_url + API, "auth": self.credentials(), "timeout": 30, **kwargs}
+        )
 
     def children(self) -> list[int]:
         pid = self.process.pid
