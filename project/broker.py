@@ -10,7 +10,17 @@ Redis none of this applies.
 
 from __future__ import annotations
 
+from kombu.transport.sqlalchemy import Transport as SQLAlchemyTransport
 from sqlalchemy.pool import NullPool
+
+
+class Transport(SQLAlchemyTransport):
+    """kombu's SQLAlchemy transport, polling an empty queue every 0.1 s instead of every second: its
+    worker takes at most a prefetch's worth of messages per poll (CELERY_WORKER_PREFETCH_MULTIPLIER
+    1), so at 1 s a worker of concurrency 2 ran about two tasks a second however short."""
+
+    polling_interval = 0.1
+
 
 SQLITE_TRANSPORT_OPTIONS = {
     # create_engine() arguments. No pooled connections: the worker forks its pool processes and its

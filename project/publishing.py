@@ -4,7 +4,7 @@ Publishing talks to the broker, and with the broker down kombu and redis-py retr
 about a second before giving up. A request that publishes after its commit (a webhook's delivery, a
 wallet operation's settlement, a bulk import) must not wait for that: `publish` hands the message to
 one background thread per process and returns. What it publishes is never the only record: each of
-these tasks has a sweeper that queues it again from the database (README "Background work"), so a
+these tasks has a sweeper that queues it again from the database (README, "What keeps it up"), so a
 message lost here (broker down, process stopped first) is late, not lost.
 
 While the broker fails, the thread does not try each message again: for BROKER_RETRY_SECONDS after a

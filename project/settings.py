@@ -180,12 +180,11 @@ SPECTACULAR_SETTINGS = {
 }
 
 # The embedded default is a SQLite file through kombu's SQLAlchemy transport (project/broker.py).
-CELERY_BROKER_URL = os.environ.get(
-    "CELERY_BROKER_URL", f"sqla+sqlite:///{DATA_DIR / 'celery-broker.sqlite3'}"
-)
-if CELERY_BROKER_URL.startswith("sqla+sqlite"):
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", f"sqlite:///{DATA_DIR / 'celery-broker.sqlite3'}")
+if CELERY_BROKER_URL.startswith("sqlite:"):
     from project.broker import SQLITE_TRANSPORT_OPTIONS
 
+    CELERY_BROKER_TRANSPORT = "project.broker:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = SQLITE_TRANSPORT_OPTIONS
 # Requests hand tasks to a background thread (project/publishing.py); off: publish in the caller's thread.
 CELERY_PUBLISH_IN_BACKGROUND = env_bool("CELERY_PUBLISH_IN_BACKGROUND", default=True)
@@ -223,7 +222,7 @@ CELERY_BEAT_SCHEDULE["bulk-uploads-sweep"] = {  # unfinished bulk imports whose 
     "schedule": 60.0,
     "options": {"expires": 55},
 }
-if CELERY_BROKER_URL.startswith("sqla+"):
+if CELERY_BROKER_URL.startswith("sqlite:"):
     CELERY_BEAT_SCHEDULE["broker-prune"] = {  # messages the worker took (project/broker.py)
         "task": "project.celery.broker_prune_task",
         "schedule": 300.0,
@@ -261,7 +260,12 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["onboarding_tokens"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # httpx logs every webhook POST with its URL at INFO; attempts are in the delivery log instead.
-    "loggers": {"django.server": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+    "loggers": {
+        "django.server": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+        # waitress warns "Task queue depth is N" on every request that waits for a thread.
+        "waitress.queue": {"level": "ERROR"},
+    },
 }
 
 # WebAuthn

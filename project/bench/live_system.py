@@ -77,11 +77,12 @@ class System:
 
 
 def environment(data_dir: Path, port: int) -> dict[str, str]:
-    """The embedded defaults: no DATABASE_URL or CELERY_BROKER_URL from the test run."""
+    """The embedded defaults: no DATABASE_URL or CELERY_* from the caller (a Celery worker started in a
+    test process leaves CELERY_LOG_LEVEL=40 there, which the celery command line refuses)."""
     env = {
         key: value
         for key, value in os.environ.items()
-        if key not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE")
+        if key not in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE") and not key.startswith("CELERY_")
     }
     env.update(DATA_DIR=str(data_dir), PORT=str(port), HOST="127.0.0.1", PYTHONUNBUFFERED="1")
     return env
