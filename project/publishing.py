@@ -65,8 +65,8 @@ def publish(
 def _send(message: _Message) -> bool:
     try:
         message.task.apply_async(message.args, countdown=message.countdown)
-    except Exception:
-        log.warning("could not queue %s%s; its sweeper will", message.task.name, message.args, exc_info=True)
+    except Exception as exc:  # one line: with the broker down this repeats every BROKER_RETRY_SECONDS
+        log.warning("could not queue %s%s (%r); its sweeper will", message.task.name, message.args, exc)
         _failed(message)
         return False
     return True
