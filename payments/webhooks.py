@@ -101,8 +101,8 @@ def _queue_now(event_id: UUID) -> bool:
 
     try:
         webhook_deliver_task.delay(str(event_id))
-    except Exception:
-        log.warning("could not queue webhook %s; the next sweep will", event_id, exc_info=True)
+    except Exception as exc:
+        log.warning("could not queue webhook %s (%r); the next sweep will", event_id, exc)
         return False
     return True
 

@@ -36,7 +36,6 @@ class Child:
     started_at: float = 0.0
     failures: int = 0  # deaths in a row, each within STABLE_SECONDS of its start
     restart_at: float = 0.0
-    restarts: int = 0
 
     def start(self) -> None:
         # Fixed argument lists built from our own virtualenv's executables.
@@ -118,7 +117,6 @@ def supervise(children: list[Child], *, stopping: Callable[[], bool], say: Calla
                     _signal_group(child.process.pid, signal.SIGKILL)  # what is left of it would hold its port
                     child.process, child.restart_at = None, now + delay
                 elif child.process is None and now >= child.restart_at:
-                    child.restarts += 1
                     child.start()
             time.sleep(_TICK)
     finally:
