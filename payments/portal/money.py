@@ -1,5 +1,5 @@
 """Money as the portal shows and reads it: minor units ↔ text, by the currency's `decimals` as the
-service reports it. Plain words for the spec's transaction failure reasons."""
+service reports it. Plain words for the spec's transaction statuses and failure reasons."""
 
 from __future__ import annotations
 
@@ -7,6 +7,19 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 TERMINAL_STATUSES = frozenset({"COMPLETED", "FAILED", "REJECTED", "REFUNDED", "EXPIRED"})
+
+# A status in words, and the tone of its badge (css/site.css: .badge-<tone>).
+STATUS_NAMES = {
+    "CREATED": ("Created", "neutral"),
+    "PENDING": ("Pending", "neutral"),
+    "PENDING_AUTHORIZATION": ("Waiting for your approval", "warning"),
+    "PROCESSING": ("In progress", "info"),
+    "COMPLETED": ("Completed", "success"),
+    "FAILED": ("Failed", "danger"),
+    "REJECTED": ("Rejected", "danger"),
+    "REFUNDED": ("Refunded", "neutral"),
+    "EXPIRED": ("Expired", "neutral"),
+}
 
 FAILURE_SENTENCES = {
     "QUOTE_EXECUTION_FAILED": (

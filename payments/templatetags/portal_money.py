@@ -8,7 +8,7 @@ from typing import Any
 
 from django import template
 
-from payments.portal.money import FAILURE_SENTENCES, amount_text
+from payments.portal.money import FAILURE_SENTENCES, STATUS_NAMES, amount_text
 
 register = template.Library()
 
@@ -33,7 +33,24 @@ def rate(value: Decimal | None) -> str:
 
 
 @register.filter
+def status_name(status: str | None) -> str:
+    """`PENDING_AUTHORIZATION` → `Waiting for your approval`; an unknown status (the set is open) as
+    words: `ON_HOLD` → `On hold`."""
+    if not status:
+        return "Unknown"
+    known = STATUS_NAMES.get(status)
+    return known[0] if known else status.replace("_", " ").capitalize()
+
+
+@register.filter
+def status_tone(status: str | None) -> str:
+    """The badge tone of a status: `{{ t.status|status_tone }}` → `success`."""
+    known = STATUS_NAMES.get(status or "")
+    return known[1] if known else "neutral"
+
+
+@register.filter
 def failure_sentence(reason: str | None) -> str:
     if not reason:
         return "The payment failed."
-    return FAILURE_SENTENCES.get(reason, f"The payment failed ({reason}).")
+    return FAILURE_SENTENCES.get(reason, "The payment failed.")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import struct
+import zlib
+
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from tests.conftest import API
@@ -87,3 +90,22 @@ def upload(
 
 def stored_files(media_root) -> list:
     return [p for p in media_root.rglob("*") if p.is_file()] if media_root.exists() else []
+
+
+def png(width: int = 96, height: int = 64) -> bytes:
+    """A real PNG: a blue card with a lighter band, so the preview visibly shows it."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = []
+    for y in range(height):
+        colour = bytes((120, 160, 240)) if height // 3 < y < 2 * height // 3 else bytes((35, 80, 200))
+        rows.append(b"\x00" + colour * width)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"".join(rows)))
+        + chunk(b"IEND", b"")
+    )

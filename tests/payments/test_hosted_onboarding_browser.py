@@ -1,7 +1,5 @@
 """The hosted onboarding flow in headless chromium: from the KYC link to the platform's redirect URL."""
 
-import struct
-import zlib
 from urllib.parse import urlsplit
 
 import pytest
@@ -9,30 +7,12 @@ from playwright.sync_api import expect
 
 from payments.customers import customer_status_transition
 from payments.models import BeneficialOwner, Customer, Document
-from tests.payments.kyc_support import business, create
+from tests.browser import assert_page_quality
+from tests.payments.kyc_support import business, create, png
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SCREENSHOTS = "/tmp"  # looked at by hand; not part of the repository
-
-
-def png(width: int = 96, height: int = 64) -> bytes:
-    """A real PNG: a blue card with a lighter band, so the preview visibly shows it."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    rows = []
-    for y in range(height):
-        colour = bytes((120, 160, 240)) if height // 3 < y < 2 * height // 3 else bytes((35, 80, 200))
-        rows.append(b"\x00" + colour * width)
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(b"".join(rows)))
-        + chunk(b"IEND", b"")
-    )
 
 
 def pdf() -> bytes:
@@ -165,6 +145,7 @@ def test_business_with_owners(page, site_url, api):
     page.get_by_label("Last name").fill("Person")
     page.get_by_role("button", name="Add this person").click()
     expect(page.get_by_role("alert")).to_contain_text("problems")
+    assert_page_quality(page)
     assert BeneficialOwner.objects.count() == 1
 
     page.get_by_role("button", name="Continue").click()
@@ -186,7 +167,7 @@ def test_the_flow_fits_a_phone_screen(phone_page, site_url, api):
 
     page.get_by_role("button", name="Save and continue").click()  # errors make the page wider, if anything
     expect(page.get_by_role("alert")).to_be_visible()
-    no_horizontal_scroll(page)
+    assert_page_quality(page)  # errors make the page wider, if anything
     page.screenshot(path=f"{SCREENSHOTS}/onboarding-phone-details-errors.png", full_page=True)
 
     fill_individual_details(page)

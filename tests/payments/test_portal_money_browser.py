@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from payments import clock
+from tests.browser import assert_page_quality
 from tests.wallets.portal_support import signed_up
 from tests.wallets.test_portal_browser import sign_in_with_code, type_code
 
@@ -73,6 +74,7 @@ def test_sign_up_to_a_completed_cross_currency_payment(
     expect(page.locator("#id_iban-error")).to_have_text(
         "Check this IBAN for a typo: it has an invalid IBAN check digit."
     )
+    assert_page_quality(page)
     iban.press("Backspace")
     iban.press_sequentially("0")
     expect(page.locator("#id_iban-error")).to_have_count(0)
@@ -121,6 +123,7 @@ def test_a_failed_payout_and_a_lapsed_quote_are_shown_clearly(page, site_url, po
     expect(page.locator("[data-status]")).to_have_attribute("data-status", "FAILED")
     expect(page.locator("[data-failure]")).to_contain_text("could not be carried out")
     expect(page.locator("[data-failure]")).to_contain_text("returned to it")
+    assert_page_quality(page)
 
     # A quote left too long lapses: the page says so and offers a fresh one instead of Confirm.
     _send_to_us_account(page, site_url, "123456789", "5")
@@ -128,6 +131,7 @@ def test_a_failed_payout_and_a_lapsed_quote_are_shown_clearly(page, site_url, po
     page.reload()
     expect(page.locator("[data-lapsed]")).to_contain_text("This quote has expired")
     expect(page.get_by_role("button", name="Confirm and send")).to_have_count(0)
+    assert_page_quality(page)
     lapsed_url = page.url
     clock.reset()
     page.get_by_role("button", name="Get a new quote").click()

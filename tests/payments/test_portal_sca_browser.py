@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from payments.models import Customer
+from tests.browser import assert_page_quality
 from tests.payments.sca_support import EU_ADDRESS, PHONE, SANDBOX_SCA_CODE
 from wallets.portal.models import PortalAccount
 
@@ -75,6 +76,7 @@ def test_eu_send_cross_currency_two_sca_steps_completed(
     page.get_by_role("button", name="Approve with your passkey").click()
     expect(page.locator("[data-sca-title]")).to_have_text("Approve the payout")
     expect(page.get_by_role("heading", level=2)).to_contain_text("Step 2")
+    assert_page_quality(page)
     page.get_by_role("button", name="Approve with your passkey").click()
 
     page.wait_for_url("**/transactions/Transaction:*/")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser import assert_page_quality
 from tests.wallets.portal_support import signed_up
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -71,6 +72,8 @@ def test_wrong_code_then_lockout_are_shown(page, site_url, portal_platform, sett
 
     type_code(page, "111111")
     expect(page.locator("#code-error")).to_have_text("That code isn't right. You have 4 tries left.")
+    assert_page_quality(page)
     type_code(page, "222222")  # the boxes came back with the swapped form
     expect(page.locator("#code-locked")).to_contain_text("Signing in with a code is locked until")
     expect(page.locator(".code-box")).to_have_count(0)
+    assert_page_quality(page)

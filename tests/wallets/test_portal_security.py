@@ -237,10 +237,7 @@ def test_privacy_switch_is_an_htmx_partial(portal_platform):
     browser = signed_up("ida@example.com")
     response = browser.post("/security/privacy/", {"private_enabled": "on"}, htmx=True)
     body = _text(response)
-    assert (
-        body.lstrip().startswith('<section class="portal-card" id="privacy">')
-        and "Private mode is on." in body
-    )
+    assert body.lstrip().startswith('<section class="card" id="privacy"') and "Private mode is on." in body
     assert "HX-Request" in response["Vary"]
     assert InternalAccount.objects.get(type="EMBEDDED_WALLET").private_enabled is True
     browser.post("/security/privacy/", {})
