@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class PaymentsConfig(AppConfig):
     name = "payments"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from payments.api import schema_auth  # noqa: F401 (registers the OpenAPI authentication extension)

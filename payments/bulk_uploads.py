@@ -19,6 +19,7 @@ written without its leading `$`. `platformAccountId` and `description` are accep
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import logging
 import time
@@ -35,6 +36,7 @@ from payments.errors import FieldError, InvalidInput, ResourceNotFound, ServiceE
 from payments.models import BulkUploadJob, BulkUploadRow, Platform
 from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
+from project.publishing import publish
 
 log = logging.getLogger(__name__)
 
@@ -179,12 +181,32 @@ def bulk_upload_create(*, platform: Platform, file: UploadedFile) -> BulkUploadJ
 
 
 def _enqueue(job_id: UUID) -> None:
+    """Without waiting for the broker; if the task is lost, `bulk_uploads_sweep` queues it again."""
     from payments.tasks import bulk_customer_import_task  # the tasks module imports this one
 
-    try:
+    publish(bulk_customer_import_task, (str(job_id),))
+
+
+BULK_REQUEUE_AFTER = dt.timedelta(minutes=3)  # a job untouched this long has no live task
+
+
+def bulk_uploads_sweep() -> int:
+    """Queue the import again for unfinished jobs that have not moved for BULK_REQUEUE_AFTER (their
+    task was lost: broker down when it was queued, or the worker stopped); how many. Every imported
+    row touches its job, and a repeated import is harmless."""
+    from payments.tasks import bulk_customer_import_task
+
+    now = clock.now()
+    stale = list(
+        BulkUploadJob.objects.filter(
+            status__in=(BulkUploadJob.Status.PENDING, BulkUploadJob.Status.PROCESSING),
+            updated_at__lt=now - BULK_REQUEUE_AFTER,
+        ).values_list("pk", flat=True)[:100]
+    )
+    for job_id in stale:
+        BulkUploadJob.objects.filter(pk=job_id).update(updated_at=now)
         bulk_customer_import_task.delay(str(job_id))
-    except Exception:  # the upload is committed; a broker outage must not turn it into a 500
-        log.exception("could not queue bulk upload job %s", job_id)
+    return len(stale)
 
 
 # --- reads ---------------------------------------------------------------------------------------

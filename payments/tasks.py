@@ -6,7 +6,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 
-from payments.bulk_uploads import bulk_upload_fail, bulk_upload_process
+from payments.bulk_uploads import bulk_upload_fail, bulk_upload_process, bulk_uploads_sweep
 from payments.idempotency import idempotency_keys_sweep
 from payments.transactions import transaction_steps_relay, transactions_advance
 from payments.webhooks import webhook_deliver, webhook_sweep
@@ -68,3 +68,9 @@ def bulk_customer_import_task(self, job_id: str) -> None:
         raise self.retry(exc=exc, countdown=min(300, 5 * 2**self.request.retries)) from exc
     if not done:
         bulk_customer_import_task.delay(job_id)
+
+
+@shared_task
+def bulk_uploads_sweep_task() -> int:
+    """Every minute (CELERY_BEAT_SCHEDULE): queue the import again for jobs whose task was lost."""
+    return bulk_uploads_sweep()

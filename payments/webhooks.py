@@ -47,6 +47,7 @@ from payments.platforms import webhook_endpoint_errors
 from payments.query_plans import plan_insert
 from payments.service_keys import WEBHOOK_SIGNING, service_private_key
 from payments.webhook_types import WebhookType
+from project.publishing import publish
 
 log = logging.getLogger(__name__)
 
@@ -81,22 +82,28 @@ def webhook_sign(body: bytes) -> str:
 # --- emitting -------------------------------------------------------------------------------------
 
 
-def _enqueue(event_id: UUID, *, countdown: float | None = None) -> bool:
-    """Queue a delivery task. A broker failure is logged and swallowed: the row is safe and the sweeper
-    queues it again (at once, since this clears `task_due_at`)."""
+def _enqueue(event_id: UUID, *, countdown: float | None = None) -> None:
+    """Queue a delivery task without waiting for the broker (project/publishing.py). If it cannot be
+    queued, the event is marked unqueued and the sweeper queues it on its next run."""
     from payments.tasks import webhook_deliver_task  # the tasks module imports this one
 
+    publish(
+        webhook_deliver_task, (str(event_id),), countdown=countdown, on_failure=lambda: _unqueued(event_id)
+    )
+
+
+def _unqueued(event_id: UUID) -> None:
+    WebhookEvent.objects.filter(pk=event_id).update(task_due_at=None)
+
+
+def _queue_now(event_id: UUID) -> bool:
+    """The sweeper's queueing, in its own thread: False when the broker refused."""
+    from payments.tasks import webhook_deliver_task
+
     try:
-        if countdown is None:
-            webhook_deliver_task.delay(str(event_id))
-        else:
-            webhook_deliver_task.apply_async((str(event_id),), countdown=countdown)
-    except Exception:
-        log.warning("could not queue webhook %s; the sweeper will pick it up", event_id, exc_info=True)
-        try:
-            WebhookEvent.objects.filter(pk=event_id).update(task_due_at=None)
-        except Exception:
-            log.warning("could not mark webhook %s as unqueued", event_id, exc_info=True)
+        webhook_deliver_task.delay(str(event_id))
+    except Exception as exc:
+        log.warning("could not queue webhook %s (%r); the next sweep will", event_id, exc)
         return False
     return True
 
@@ -388,9 +395,9 @@ def webhook_sweep(*, limit: int | None = None) -> int:
         return 0
     WebhookEvent.objects.filter(pk__in=due).update(task_due_at=now)
     for queued, event_id in enumerate(due):
-        if not _enqueue(event_id):
+        if not _queue_now(event_id):
             # The broker is down: leave the rest for the next sweep instead of failing one by one.
-            WebhookEvent.objects.filter(pk__in=due[queued + 1 :]).update(task_due_at=None)
+            WebhookEvent.objects.filter(pk__in=due[queued:]).update(task_due_at=None)
             return queued
     return len(due)
 

@@ -20,3 +20,11 @@ def _refresh_database_connections(task=None, **kwargs) -> None:
     from django.db import close_old_connections
 
     close_old_connections()
+
+
+@app.task
+def broker_prune_task() -> int:
+    """Every 5 minutes with the SQLite broker (CELERY_BEAT_SCHEDULE): delete the messages taken."""
+    from project.broker import broker_prune
+
+    return broker_prune()

@@ -126,8 +126,17 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # the money paths, whose locking reads join five tables.
     DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The web server's threads and the Celery worker write at once. WAL lets reads go on beside the one
+    # writer; `timeout` makes a writer wait for the lock instead of failing; IMMEDIATE takes the write
+    # lock when a transaction begins, because a transaction that has read and then wants to write
+    # cannot wait for it (SQLite answers "database is locked" at once rather than deadlock). Row locks
+    # (select_for_update) are no-ops here: a write transaction holds the whole database instead.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL",
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -187,33 +196,22 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "COMPONENT_SPLIT_PATCH": False,
     "ENUM_NAME_OVERRIDES": {},
-    "APPEND_COMPONENTS": {
-        "securitySchemes": {
-            "BasicAuth": {
-                "type": "http",
-                "scheme": "basic",
-                "description": "`<api token clientId>:<api token secret>`",
-            }
-        }
-    },
-    "SECURITY": [{"BasicAuth": []}],
+    # The BasicAuth scheme and each operation's use of it come from payments/api/schema_auth.py.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "payments.api.openapi.document_errors_and_ids",
     ],
 }
 
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
-if CELERY_BROKER_URL.startswith("filesystem://"):
-    _queue_dir = DATA_DIR / "celery-queue"
-    _queue_dir.mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(_queue_dir),
-        "data_folder_out": str(_queue_dir),
-        "processed_folder": str(DATA_DIR / "celery-processed"),
-        "control_folder": str(DATA_DIR / "celery-control"),
-        "store_processed": False,
-    }
+# The embedded default is a SQLite file through kombu's SQLAlchemy transport (project/broker.py).
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", f"sqlite:///{DATA_DIR / 'celery-broker.sqlite3'}")
+if CELERY_BROKER_URL.startswith("sqlite:"):
+    from project.broker import SQLITE_TRANSPORT_OPTIONS
+
+    CELERY_BROKER_TRANSPORT = "project.broker:Transport"
+    CELERY_BROKER_TRANSPORT_OPTIONS = SQLITE_TRANSPORT_OPTIONS
+# Requests hand tasks to a background thread (project/publishing.py); off: publish in the caller's thread.
+CELERY_PUBLISH_IN_BACKGROUND = env_bool("CELERY_PUBLISH_IN_BACKGROUND", default=True)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", default=60)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", default=90)
@@ -249,6 +247,17 @@ CELERY_BEAT_SCHEDULE["idempotency-keys-sweep"] = {
     "schedule": 3600.0,
     "options": {"expires": 600},
 }
+CELERY_BEAT_SCHEDULE["bulk-uploads-sweep"] = {  # unfinished bulk imports whose task was lost
+    "task": "payments.tasks.bulk_uploads_sweep_task",
+    "schedule": 60.0,
+    "options": {"expires": 55},
+}
+if CELERY_BROKER_URL.startswith("sqlite:"):
+    CELERY_BEAT_SCHEDULE["broker-prune"] = {  # messages the worker took (project/broker.py)
+        "task": "project.celery.broker_prune_task",
+        "schedule": 300.0,
+        "options": {"expires": 290},
+    }
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 
 # How long an Idempotency-Key and its answer are kept from first use (payments/idempotency.py).
@@ -289,15 +298,20 @@ LOGGING = {
         "django.server": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
         "axes": {"level": "WARNING"},
+        # waitress warns "Task queue depth is N" on every request that waits for a thread.
+        "waitress.queue": {"level": "ERROR"},
     },
 }
 
 # WebAuthn
 WEBAUTHN_RP_ID = os.environ.get("WEBAUTHN_RP_ID", "localhost")
 WEBAUTHN_RP_NAME = os.environ.get("WEBAUTHN_RP_NAME", "Payments")
-WEBAUTHN_ALLOWED_ORIGINS = env_list(
-    "WEBAUTHN_ALLOWED_ORIGINS", default=["http://localhost:8000", "http://127.0.0.1:8000"]
-)
+# Browsers send the page's origin: by default the addresses `make run` serves on (HOST, PORT).
+_web_host, _web_port = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
+_web_origins = [f"http://localhost:{_web_port}", f"http://127.0.0.1:{_web_port}"]
+if _web_host not in ("127.0.0.1", "localhost", "0.0.0.0", "::", "::1", ""):  # noqa: S104 (not a bind)
+    _web_origins.append(f"http://{_web_host}:{_web_port}")
+WEBAUTHN_ALLOWED_ORIGINS = env_list("WEBAUTHN_ALLOWED_ORIGINS", default=_web_origins)
 
 # OIDC
 # Issuer URL -> {"jwks_uri": ...} or {"discovery": ".../.well-known/openid-configuration"}.

@@ -19,6 +19,14 @@ def _reset_clock():
 
 
 @pytest.fixture(autouse=True)
+def _publish_in_the_callers_thread(settings):
+    """Tasks go to the broker from the thread that asks (project/publishing.py), so a test sees them at
+    once and its database rows are visible to the failure path; tests/project/test_publishing.py
+    covers the background thread."""
+    settings.CELERY_PUBLISH_IN_BACKGROUND = False
+
+
+@pytest.fixture(autouse=True)
 def _forget_service_public_keys():
     service_keys.forget_cached_public_keys()  # the rows they came from are rolled back with each test
 

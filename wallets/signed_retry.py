@@ -59,6 +59,7 @@ from payments.api.fields import utc_timestamp
 from payments.canonical import body_sha256, canonical_json
 from payments.errors import ServiceError
 from payments.models import InternalAccount, Platform
+from project.publishing import publish
 from wallets.crypto import StampInvalid, StampMalformed, same_point, stamp_verify
 from wallets.errors import (
     RequestIdMissing,
@@ -358,9 +359,10 @@ def _processing_start(request: SignedRequest) -> Processing:
 
 
 def _settle_later(pk: str, delay: int) -> None:
+    """Without waiting for the broker; if the task is lost, the sweep (every 30 s) settles it."""
     from wallets.tasks import wallet_operation_settle_task
 
-    wallet_operation_settle_task.apply_async(args=[pk], countdown=delay)
+    publish(wallet_operation_settle_task, (pk,), countdown=delay)
 
 
 # What changes on a request after it is issued (saved alone: the payload and params' SQL is long).

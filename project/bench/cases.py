@@ -25,6 +25,7 @@ class Case:
     prepare: Callable[[dict], Load]
     target: float | None = None  # minimum ratio to the floor the design asks for
     metric: str = "rps"  # "rps": own req/s ÷ the floor's; "p50": the floor's p50 ÷ own p50
+    broker_down: bool = False  # served by a second server whose Celery broker is unreachable
 
 
 def basic_auth(creds: dict) -> dict[str, str]:
@@ -89,6 +90,23 @@ CASES = [
         "POST /quotes/{id}/execute",
         _money("stamped_execute_load"),
         target=0.8,
+    ),
+    # Executes that record a webhook event (the platform has an endpoint), so each commit queues a
+    # delivery task; the baseline of the next case.
+    Case(
+        "POST /quotes/{id}/execute (webhooks on)",
+        "floor: ORM transaction",
+        _money("execute_webhooks_load"),
+        target=0.4,
+    ),
+    # The same with the broker unreachable: p50 at most 1.5x the broker-up p50 (ratio >= 0.67).
+    Case(
+        "POST /quotes/{id}/execute (webhooks on, broker down)",
+        "POST /quotes/{id}/execute (webhooks on)",
+        _money("execute_webhooks_load"),
+        target=0.67,
+        metric="p50",
+        broker_down=True,
     ),
     # A page of 20 rendered transactions; the baseline of the next case.
     Case("GET /transactions (1,000 in the platform)", "floor: ORM read", _money("transactions_1k_load")),

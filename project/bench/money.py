@@ -267,6 +267,17 @@ def execute_load(creds: dict):
     return Load("POST", f"{API}/quotes/", lua=_execute_script(creds, pairs, stamped=False))
 
 
+def execute_webhooks_load(creds: dict):
+    """Like execute_load, on a platform with a webhook endpoint: each execute records an event and its
+    commit queues a delivery task (nothing listens at the endpoint; no worker runs meanwhile)."""
+    from payments.models import Platform
+    from payments.platforms import platform_create
+
+    platform, token, secret = platform_create(name="Benchmark platform (webhooks)")
+    Platform.objects.filter(pk=platform.pk).update(webhook_endpoint="http://127.0.0.1:9/webhooks")
+    return execute_load({"clientId": token.client_id, "clientSecret": secret})
+
+
 def stamped_execute_load(creds: dict):
     from payments.client import wallet_crypto as client
     from project.bench.cases import Load

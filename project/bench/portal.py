@@ -5,7 +5,7 @@ What is measured how:
 
 - The portal's views run here, in process, through Django's test `Client` (the whole middleware
   stack, sessions and templates; no socket in front of them), and reach the service over HTTP
-  through `payments/client`, pointed at the benchmark gunicorn, as a portal deployed next to the
+  through `payments/client`, pointed at the benchmark server, as a portal deployed next to the
   service would. One request at a time; the time of each is what the portal server spends answering,
   including its waits on the service.
 - The OTP login round trip cannot be replayed (a code and its signed retry are single use, and the

@@ -1,5 +1,6 @@
-"""`make bench`: start gunicorn (DEBUG off) against PostgreSQL, load it with wrk from a second process on
-loopback, print requests/s, p50 and p99 per case and each case's ratio to its floor."""
+"""`make bench`: start the web server `make run` uses (project/web_server.py, DEBUG off) against
+PostgreSQL, load it with wrk from a second process on loopback, print requests/s, p50 and p99 per
+case and each case's ratio to its floor."""
 
 from __future__ import annotations
 
@@ -16,11 +17,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from project.web_server import web_server_command
+
 ROOT = Path(__file__).resolve().parents[2]
 PORT = int(os.environ.get("BENCH_PORT", "8799"))
+BROKER_DOWN_PORT = PORT + 1  # a second server whose broker is unreachable (cases with broker_down)
+UNREACHABLE_BROKER = "redis://127.0.0.1:1/0"  # nothing listens on port 1
 DURATION = int(os.environ.get("BENCH_SECONDS", "8"))
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
 RESULTS = ROOT / "bench-results.json"
+SERVER_THREADS = int(os.environ.get("BENCH_SERVER_THREADS", "8"))
 # Comma-separated parts of case names (e.g. "execute"): run only those cases, their floors and the
 # micro-benchmarks/throughputs whose names match; the results file is then left alone.
 SELECTION = [part.strip().lower() for part in os.environ.get("BENCH_CASES", "").split(",") if part.strip()]
@@ -68,15 +74,15 @@ def _prepare_database() -> dict:
     return {"clientId": token.client_id, "clientSecret": secret}
 
 
-def _wait_for_port(deadline: float) -> None:
+def _wait_for_port(deadline: float, port: int = PORT) -> None:
     """Until a worker answers (the port opens before the workers have loaded Django; on a busy machine
     that takes seconds, and a case started then measures nothing)."""
     while time.monotonic() < deadline:
         with socket.socket() as sock:
             sock.settimeout(2)
             try:
-                sock.connect(("127.0.0.1", PORT))
-                sock.sendall(f"GET /bench/drf HTTP/1.0\r\nHost: 127.0.0.1:{PORT}\r\n\r\n".encode())
+                sock.connect(("127.0.0.1", port))
+                sock.sendall(f"GET /bench/drf HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
                 if sock.recv(12).endswith(b"200"):
                     time.sleep(1)  # the other worker
                     return
@@ -105,7 +111,7 @@ def _ms(text: str) -> float:
     return float(number) * _UNITS[unit]
 
 
-def _wrk(wrk: str, load, seconds: int, connections: int = CONNECTIONS) -> dict:
+def _wrk(wrk: str, load, seconds: int, connections: int = CONNECTIONS, port: int = PORT) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write(_lua(load))
     try:
@@ -120,7 +126,7 @@ def _wrk(wrk: str, load, seconds: int, connections: int = CONNECTIONS) -> dict:
                 "5s",
                 "-s",
                 script.name,
-                f"http://127.0.0.1:{PORT}{load.path}",
+                f"http://127.0.0.1:{port}{load.path}",
             ],
             capture_output=True,
             text=True,
@@ -155,18 +161,20 @@ def _measure(wrk: str, load) -> dict:
 ROUNDS = 3
 
 
-def _paired(wrk: str, base_load, load, connections: int = CONNECTIONS) -> tuple[dict, dict]:
+def _paired(
+    wrk: str, base_load, load, connections: int = CONNECTIONS, ports: tuple[int, int] = (PORT, PORT)
+) -> tuple[dict, dict]:
     """A case and what its ratio is taken against, measured in turns (ROUNDS slices of each, about
     DURATION seconds each in all): on these VMs throughput drifts by a third or more within
     minutes (commit flushes, neighbours), so a baseline measured earlier would say more about the
     machine than about the case. req/s over all slices; p50 and p99 the median of the slices'."""
-    _wrk(wrk, base_load, 2, connections)  # warm-ups
-    _wrk(wrk, load, 2, connections)
+    _wrk(wrk, base_load, 2, connections, ports[0])  # warm-ups
+    _wrk(wrk, load, 2, connections, ports[1])
     seconds = max(1, round(DURATION / ROUNDS))
     slices: tuple[list, list] = ([], [])
     for _ in range(ROUNDS):
-        slices[0].append(_wrk(wrk, base_load, seconds, connections))
-        slices[1].append(_wrk(wrk, load, seconds, connections))
+        slices[0].append(_wrk(wrk, base_load, seconds, connections, ports[0]))
+        slices[1].append(_wrk(wrk, load, seconds, connections, ports[1]))
     return _combined(slices[0]), _combined(slices[1])
 
 
@@ -311,33 +319,34 @@ def main() -> None:
     results: dict[str, dict] = {}
     _micro_benchmarks(_selected(MICROS), creds, results)  # first, while nothing else runs
     server = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "gunicorn"),
-            "project.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{PORT}",
-            "--workers",
-            "2",
-            "--worker-class",
-            "gthread",
-            "--threads",
-            "4",
-            "--log-level",
-            "warning",
-        ],
-        env=env,
+        web_server_command(host="127.0.0.1", port=PORT, threads=SERVER_THREADS), env=env
     )
+    servers = [server]
+    selected = _selected(FLOORS + CASES)
+    if any(case.broker_down for case in selected):
+        servers.append(
+            subprocess.Popen(
+                web_server_command(host="127.0.0.1", port=BROKER_DOWN_PORT, threads=SERVER_THREADS),
+                env={**env, "CELERY_BROKER_URL": UNREACHABLE_BROKER},
+            )
+        )
     try:
         _wait_for_port(time.monotonic() + 30)
+        if len(servers) > 1:
+            _wait_for_port(time.monotonic() + 30, BROKER_DOWN_PORT)
         print(f"{'case':44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'ratio':>7} {'target':>7}", flush=True)
         loads = {}
-        for case in _selected(FLOORS + CASES):
+        ports = {}
+        for case in selected:
             loads[case.name] = load = case.prepare(creds)
+            ports[case.name] = BROKER_DOWN_PORT if case.broker_down else PORT
             _vacuum()
             if case.floor is None:
                 results[case.name] = result = _measure(wrk, load)
             else:
-                base, result = _paired(wrk, loads[case.floor], load, _connections(case))
+                base, result = _paired(
+                    wrk, loads[case.floor], load, _connections(case), (ports[case.floor], ports[case.name])
+                )
                 _print(f"  {case.floor}, alongside", base, None)
                 result["floor"] = case.floor
                 result["floor_rps"], result["floor_p50_ms"] = base["rps"], base["p50_ms"]
@@ -351,8 +360,10 @@ def main() -> None:
             _print(case.name, result, case.target)
         _portal_timings(_selected(PORTAL_TIMINGS), creds, results)
     finally:
-        server.terminate()
-        server.wait(timeout=20)
+        for running in servers:
+            running.terminate()
+        for running in servers:
+            running.wait(timeout=20)
     for throughput in _selected(THROUGHPUTS):
         result = throughput.run()
         results[throughput.name] = result

@@ -221,7 +221,7 @@ def test_other_platforms_cannot_read_a_job(api, other_api):
 
 def test_upload_queues_the_import_after_commit(api, django_capture_on_commit_callbacks, monkeypatch):
     queued = []
-    monkeypatch.setattr(bulk_customer_import_task, "delay", queued.append)
+    monkeypatch.setattr(bulk_customer_import_task, "apply_async", lambda args, **options: queued.extend(args))
     with django_capture_on_commit_callbacks(execute=True):
         accepted = upload(api, csv_file(HEADER, GOOD_INDIVIDUAL))
     assert queued == [str(job_of(accepted).pk)]

@@ -273,7 +273,7 @@ def test_broker_down_at_commit_then_the_sweeper_delivers(receiver, monkeypatch):
     def broker_down(*args, **kwargs):
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr(webhook_deliver_task, "delay", broker_down)
+    monkeypatch.setattr(webhook_deliver_task, "apply_async", broker_down)
     with transaction.atomic():  # the caller's transaction: commits although queuing fails
         event = webhook_emit(
             platform=platform, type=WebhookType.CUSTOMER_KYC_APPROVED, data={"id": "Customer:1"}

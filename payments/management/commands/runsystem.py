@@ -1,5 +1,5 @@
 """`make run`: first-run set-up, then the web server and a Celery worker with its scheduler, in the
-foreground. Ctrl-C (or SIGTERM) stops all of them."""
+foreground (project/runner.py restarts either if it dies). Ctrl-C (or SIGTERM) stops all of them."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ import json
 import os
 import secrets
 import signal
-import subprocess
 import sys
-import time
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -17,6 +15,8 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from payments.platforms import platform_create
+from project.runner import Child, supervise
+from project.web_server import web_server_command
 
 
 def _first_run_credentials() -> dict:
@@ -62,7 +62,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         if settings.PRODUCTION:
             raise CommandError(
-                "runsystem is the sandbox development runner; deploy gunicorn and celery directly"
+                "runsystem is the sandbox development runner; deploy the web server and celery directly"
             )
         host = os.environ.get("HOST", "127.0.0.1")
         port = os.environ.get("PORT", "8000")
@@ -93,25 +93,13 @@ class Command(BaseCommand):
         )
         self.stdout.flush()
         bin_dir = os.path.dirname(sys.executable)
-        # Fixed argument lists built from our own virtualenv's executables.
-        processes = [
-            subprocess.Popen(  # noqa: S603
-                [
-                    os.path.join(bin_dir, "gunicorn"),
-                    "project.wsgi:application",
-                    "--bind",
-                    f"{host}:{port}",
-                    "--workers",
-                    os.environ.get("WEB_WORKERS", "2"),
-                    "--threads",
-                    "4",
-                    "--worker-class",
-                    "gthread",
-                    "--access-logfile",
-                    "-",
-                ]
+        children = [
+            Child(
+                "web server",
+                web_server_command(host=host, port=port, threads=os.environ.get("WEB_THREADS", "8")),
             ),
-            subprocess.Popen(  # noqa: S603
+            Child(
+                "Celery worker",
                 [
                     os.path.join(bin_dir, "celery"),
                     "-A",
@@ -122,7 +110,13 @@ class Command(BaseCommand):
                     os.environ.get("CELERY_LOG_LEVEL", "WARNING"),
                     "--concurrency",
                     os.environ.get("CELERY_CONCURRENCY", "2"),
-                ]
+                ],
+                # Sandboxes in containers run as root; Celery's multi-line warning about it tells a
+                # person nothing to do here (this runner refuses production mode, see above).
+                env={
+                    **os.environ,
+                    "PYTHONWARNINGS": "ignore:You're running the worker with superuser privileges",
+                },
             ),
         ]
         stopping = False
@@ -133,19 +127,6 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
-        try:
-            while not stopping and all(p.poll() is None for p in processes):
-                time.sleep(0.3)
-        finally:
-            for p in processes:
-                if p.poll() is None:
-                    p.terminate()
-            deadline = time.monotonic() + 15
-            for p in processes:
-                try:
-                    p.wait(timeout=max(0.1, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    p.kill()
-        failed = [p for p in processes if p.returncode not in (0, -signal.SIGTERM, None)]
-        if failed and not stopping:
-            raise CommandError("a child process exited unexpectedly; see its output above")
+        supervise(
+            children, stopping=lambda: stopping, say=lambda line: self.stderr.write(f"runsystem: {line}")
+        )
