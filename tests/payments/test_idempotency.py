@@ -18,7 +18,7 @@ from payments.models import IdempotencyKey, LedgerJournal, OnboardingLink, Quote
 from payments.tasks import idempotency_keys_sweep_task
 from tests import factories
 from tests.conftest import API
-from tests.payments.money_support import consenting_customer, fund, funded_account, quote_body, usd_external
+from tests.payments.money_support import consenting_customer, funded_account, quote_body, usd_external
 from tests.payments.sca_support import EU_ADDRESS, PHONE, SANDBOX_SCA_CODE, sca_login
 
 pytestmark = pytest.mark.django_db
@@ -152,22 +152,6 @@ def test_refusals_that_say_not_now_keep_no_answer(api, sender):
     _error(expired, 409, "CONFLICT")
     assert not IdempotencyKey.objects.filter(key="late").exists()
     assert Quote.objects.get(pk=quote["id"].split(":")[1]).status == "EXPIRED"  # the operation's own commit
-
-
-def test_insufficient_funds_keeps_no_answer_so_the_same_key_sends_once_funded(api):
-    customer, _ = consenting_customer(api.platform)
-    source = funded_account(customer, 1_000)
-    payee = usd_external(api.platform, customer)
-    response = api.post("/quotes", quote_body(source.public_id, payee.public_id, 5_000))
-    quote = response.json()
-    _error(_execute(api, quote, HTTP_IDEMPOTENCY_KEY="confirm"), 400, "INSUFFICIENT_FUNDS")
-    assert not IdempotencyKey.objects.filter(key="confirm").exists()
-    fund(source, 100_000)
-    sent = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="confirm")
-    assert sent.status_code == 200, sent.content
-    again = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="confirm")
-    assert (again.status_code, again.content) == (200, sent.content)
-    assert json.loads(again.content)["status"] != "PENDING"
 
 
 def test_a_validation_error_keeps_no_answer_so_the_corrected_body_may_use_the_key(api, sender):

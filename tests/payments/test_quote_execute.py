@@ -95,7 +95,7 @@ def test_just_before_expiry_still_executes(api, quote):
     assert _execute(api, quote).status_code == 200
 
 
-def test_insufficient_funds_changes_nothing_and_can_be_retried_with_a_new_key(api):
+def test_insufficient_funds_changes_nothing_and_the_same_key_sends_once_funded(api):
     customer, _ = consenting_customer(api.platform)
     source = funded_account(customer, 5_000)
     payee = usd_external(api.platform, customer)
@@ -104,10 +104,11 @@ def test_insufficient_funds_changes_nothing_and_can_be_retried_with_a_new_key(ap
     assert response.status_code == 400 and response.json()["code"] == "INSUFFICIENT_FUNDS"
     assert api.get(f"/quotes/{quote['id']}").json()["status"] == "PENDING"
     fund(source, 5_000)
-    # The key's answer is kept (as a declined card's is): the same key replays the refusal.
+    # Nothing moved, so the refusal keeps no answer: the same key (one per Confirm) now sends.
+    sent = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="try")
+    assert sent.status_code == 200
     replay = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="try")
-    assert (replay.status_code, replay.content) == (400, response.content)
-    assert _execute(api, quote, HTTP_IDEMPOTENCY_KEY="try-again").status_code == 200
+    assert (replay.status_code, replay.content) == (200, sent.content)
     assert account_balance(source) == 0
 
 
