@@ -17,6 +17,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from payments.client import ServiceClientError, ServiceError, ServiceUnavailable
+from wallets.portal import wording
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +73,7 @@ def no_store(response: HttpResponse) -> HttpResponse:
 
 def service_errors[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResponse]:
     """A service that cannot be reached (or a portal without credentials) becomes a page (or JSON)
-    saying so; service errors a view did not expect become the same page with their message."""
+    saying so; service errors a view did not expect become the same page, in `wording.explain`'s words."""
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args: P.args, **kwargs: P.kwargs) -> HttpResponse:
@@ -80,15 +81,15 @@ def service_errors[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResp
             return view(request, *args, **kwargs)
         except (ServiceUnavailable, ImproperlyConfigured) as exc:
             log.warning("portal: service unavailable: %s", exc)
-            message = "The wallet service cannot be reached right now. Please try again in a moment."
+            message = wording.UNREACHABLE
             status = 503
         except ServiceError as exc:
             log.warning("portal: unexpected service answer %s %s", exc.status, exc.code)
-            message = f"Something went wrong: {exc.user_message}"
+            message = wording.explain(exc)
             status = 502
         except ServiceClientError as exc:
             log.warning("portal: service client error: %s", type(exc).__name__)
-            message = "The wallet service did not finish in time. Please try again."
+            message = wording.explain(exc)
             status = 503
         if wants_json(request):
             return JsonResponse({"error": message}, status=status)
