@@ -12,7 +12,6 @@ import pytest
 from payments.client import KeySigner
 from tests.wallets.portal_support import PortalBrowser, signed_up
 from wallets.models import AuthSession
-from wallets.portal import throttle
 from wallets.portal.models import PortalSessionKey
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -132,9 +131,9 @@ def test_sign_out_ends_the_service_session_and_deletes_the_key(portal_platform):
     assert browser.get("/security/")["Location"] == "/login/?next=%2Fsecurity%2F"
 
 
-def test_next_is_followed_only_within_the_site(portal_platform, monkeypatch, settings):
+def test_next_is_followed_only_within_the_site(portal_platform, settings):
     # Six sign-ins in a row: more codes than the portal and the service send by default.
-    monkeypatch.setattr(throttle, "CODES_PER_EMAIL", throttle.Limit("codes-email-test", 50, 600))
+    settings.PORTAL_CODES_PER_EMAIL_PER_10_MINUTES = 50
     settings.WALLET_OTP_CHALLENGES_PER_WINDOW = 50
     signed_up("hal@example.com")
     for evil in ("https://evil.example/", "//evil.example/x", "http:///evil.example", "javascript:alert(1)"):
@@ -161,8 +160,8 @@ def test_csrf_is_enforced_on_forms_and_json(portal_platform):
     assert browser.client.post("/logout/").status_code == 403
 
 
-def test_sign_in_attempts_are_rate_limited(portal_platform, monkeypatch):
-    monkeypatch.setattr(throttle, "LOGIN_PER_IP", throttle.Limit("login-ip-test", 2, 600))
+def test_sign_in_attempts_are_rate_limited(portal_platform, settings):
+    settings.PORTAL_SIGNINS_PER_10_MINUTES = 2
     browser = PortalBrowser()
     for _ in range(2):
         assert browser.start_code_login("ivy@example.com").status_code == 302
