@@ -41,6 +41,14 @@ class PortalSessionKey(models.Model):
     private_key_sealed = models.TextField()
     expires_at = models.DateTimeField(db_index=True)
     created = models.DateTimeField(default=timezone.now, editable=False)
+    # What the Security page shows of this browser: its device (from the User-Agent at sign-in), the
+    # address and time of its latest request (written at most every PORTAL_SESSION_CHECK_SECONDS).
+    device = models.CharField(max_length=128, blank=True)
+    ip_address = models.CharField(max_length=45, blank=True)
+    last_seen = models.DateTimeField(default=timezone.now)
+    # When the service last listed this session as active (`wallets.portal.auth` asks again after
+    # PORTAL_SESSION_CHECK_SECONDS and signs the browser out once it is not).
+    checked_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self) -> str:
         return f"session key {self.public_key_hex[:12]}… of account {self.account_id}"
