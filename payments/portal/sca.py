@@ -10,7 +10,6 @@ is this page's origin.
 
 from __future__ import annotations
 
-import datetime as dt
 import time
 from typing import Any
 from urllib.parse import quote as urlquote
@@ -18,7 +17,6 @@ from urllib.parse import quote as urlquote
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
-from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from payments.client import BadRequest, Conflict, Locked, Quote, RateLimited, ServiceClient, ServiceError
@@ -29,6 +27,7 @@ from wallets.portal.auth import auth_is_fresh, login_url, portal_login_required,
 from wallets.portal.forms import CodeForm
 from wallets.portal.http import go, json_body, no_store, page, service_errors, wants_json
 from wallets.portal.service import service_client
+from wallets.portal.wording import explain, wait_words
 
 CONFIRM_PAGE = "payments/portal/quote_confirm.html"
 STEP = "payments/portal/_sca_step.html"
@@ -36,7 +35,6 @@ LOGIN_PAGE = "payments/portal/sca_login.html"
 CODE_PAGE = "payments/portal/sca_login_code.html"
 SECURITY_PAGE = "payments/portal/sca_security.html"
 LOGIN = "portal_sca_login"  # session: the SMS login in progress {challenge_id, resend_at, next}
-WRONG_CODE = "That code isn't right."
 
 
 def _origin(request: HttpRequest) -> str:
@@ -47,26 +45,6 @@ def _json(data: dict[str, Any], status: int = 200) -> JsonResponse:
     response = JsonResponse(data, status=status)
     no_store(response)
     return response
-
-
-def _until(value: Any) -> str:
-    when = dt.datetime.fromisoformat(value) if isinstance(value, str) else value
-    return f"{timezone.localtime(when, dt.UTC):%H:%M} UTC" if when else "a little while"
-
-
-def _refusal(exc: ServiceError) -> str:
-    """A refused proof or step, in words."""
-    reason = (exc.details or {}).get("reason")
-    if isinstance(exc, Locked):
-        return f"Too many wrong attempts. Approving is locked until {_until(exc.details.get('lockedUntil'))}."
-    if reason == "INVALID_CODE":
-        left = exc.details.get("attemptsLeft")
-        return f"{WRONG_CODE} You have {left} {'try' if left == 1 else 'tries'} left." if left else WRONG_CODE
-    if reason == "PASSKEY_REJECTED":
-        return "Your passkey could not approve this step. Please try again."
-    if reason == "CHALLENGE_EXPIRED":
-        return "This approval step expired, so the payment was not sent. Please start a new payment."
-    return exc.user_message
 
 
 def _login_redirect(quote: Quote) -> str:
@@ -103,7 +81,7 @@ def quote_authorize_view(request: HttpRequest, quote_id: str) -> HttpResponse:
         return _step_page(request, quote, form=form)
     wait = throttle.hit(throttle.CODE_PER_IP, throttle.client_ip(request))
     if wait:
-        message = "Too many attempts from your network. Please try again in a few minutes."
+        message = f"Too many attempts from your network. Please try again {wait_words(wait)}."
         return _json({"error": message}, 429) if passkey else _step_page(request, quote, error=message)
     proof: dict[str, Any] = {"end_user_ip_address": throttle.client_ip(request) or None}
     if passkey:
@@ -131,12 +109,12 @@ def quote_authorize_view(request: HttpRequest, quote_id: str) -> HttpResponse:
     except (BadRequest, Locked) as exc:
         quote = client.quotes.get(quote.id)
         if quote.status != "PENDING_AUTHORIZATION":  # the step lapsed: the payment failed
-            messages.error(request, _refusal(exc))
+            messages.error(request, explain(exc))
             url = _done_url(client, quote)
             return _json({"redirect": url}) if passkey else go(request, url)
         if passkey:
-            return _json({"error": _refusal(exc)}, 400)
-        return _step_page(request, quote, error=_refusal(exc))
+            return _json({"error": explain(exc)}, 400)
+        return _step_page(request, quote, error=explain(exc))
     sca_steps.step_done(request, quote.id)
     url = _done_url(client, after)
     return _json({"redirect": url}) if passkey else go(request, url)
@@ -205,9 +183,9 @@ def _login_started(request: HttpRequest, client: ServiceClient, customer_id: str
     except RateLimited as exc:
         state.update(resend_at=time.time() + (exc.retry_after or 60), next=next_url)
         request.session[LOGIN] = state
-        return "Too many codes were asked for. Please wait a few minutes."
+        return explain(exc)
     except Locked as exc:
-        return _refusal(exc)
+        return explain(exc)
     except BadRequest:
         return "No phone number is on file for text-message codes. Use your passkey instead."
     request.session[LOGIN] = {
@@ -258,7 +236,7 @@ def sca_login_code_view(request: HttpRequest) -> HttpResponse:
         return page(request, CODE_PAGE, _code_context(request, state, form=form), partial="code-form")
     wait = throttle.hit(throttle.CODE_PER_IP, throttle.client_ip(request))
     if wait:
-        error = "Too many attempts from your network. Please try again in a few minutes."
+        error = f"Too many attempts from your network. Please try again {wait_words(wait)}."
         return page(
             request, CODE_PAGE, _code_context(request, state, error=error), partial="code-form", status=429
         )
@@ -279,7 +257,7 @@ def sca_login_code_view(request: HttpRequest) -> HttpResponse:
                 "CHALLENGE_EXPIRED",
                 "NO_LOGIN_PENDING",
             )
-            else _refusal(exc)
+            else explain(exc)
         )
         return page(request, CODE_PAGE, _code_context(request, state, error=error), partial="code-form")
     request.session.pop(LOGIN, None)
@@ -323,7 +301,7 @@ def sca_login_passkey_view(request: HttpRequest) -> HttpResponse:
         except BadRequest:
             return _json({"error": "You have no passkey for payments yet. Use a code by text message."}, 400)
         except Locked as exc:
-            return _json({"error": _refusal(exc)}, 423)
+            return _json({"error": explain(exc)}, 423)
         request.session[LOGIN] = {"next": safe_next(request, body.get("next"), reverse("payments:home"))}
         return _json(
             {
@@ -342,7 +320,7 @@ def sca_login_passkey_view(request: HttpRequest) -> HttpResponse:
             end_user_ip_address=throttle.client_ip(request),
         )
     except (BadRequest, Locked) as exc:
-        return _json({"error": _refusal(exc)}, 400)
+        return _json({"error": explain(exc)}, 400)
     request.session.pop(LOGIN, None)
     sca_steps.preferred_factor_set(request, "PASSKEY")
     return _json({"redirect": safe_next(request, state.get("next"), reverse("payments:home"))})
@@ -398,7 +376,7 @@ def sca_passkey_add_view(request: HttpRequest) -> HttpResponse:
             )
         return _json({"error": "Payments from your account need no extra approval."}, 409)
     except BadRequest as exc:
-        return _json({"error": f"The passkey could not be added: {exc.user_message}"}, 400)
+        return _json({"error": f"The passkey could not be added. {explain(exc)}"}, 400)
     sca_steps.preferred_factor_set(request, "PASSKEY")
     messages.success(request, "Your payment passkey is ready. Payments will ask for it.")
     return _json({"redirect": here})
@@ -415,7 +393,7 @@ def sca_passkey_remove_view(request: HttpRequest) -> HttpResponse:
     try:
         service_client().sca.delete_factor(_account(request).customer_id, credential_id)
     except ServiceError as exc:
-        messages.error(request, f"The passkey could not be removed: {exc.user_message}")
+        messages.error(request, f"The passkey could not be removed. {explain(exc)}")
     else:
         sca_steps.preferred_factor_set(request, None)
         messages.success(request, "Your payment passkey was removed. Payments will send you a code instead.")

@@ -73,7 +73,7 @@ def test_each_approval_step_after_the_sca_login_then_the_live_status(portal_plat
     wrong = browser.post(authorize, {"code": "000000"})
     assert (
         wrong.status_code == 200
-        and "That code isn&#x27;t right. You have 4 tries left." in wrong.content.decode()
+        and "That code isn’t right. You have 4 tries left." in wrong.content.decode()
     )
     first = browser.post(authorize, {"code": SANDBOX_SCA_CODE})
     assert first.status_code == 302 and first["Location"] == url

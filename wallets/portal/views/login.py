@@ -26,17 +26,13 @@ from wallets.portal.forms import CodeForm, LoginForm
 from wallets.portal.http import go, no_store, page, service_errors
 from wallets.portal.models import PortalAccount
 from wallets.portal.service import otp_signer_key, service_client, wallet_of
+from wallets.portal.wording import until_words, wait_words
 
 PENDING = "portal_otp"
 CREDENTIAL_TYPES = {"email": "EMAIL_OTP", "sms": "SMS_OTP"}
 LOGIN_PAGE = "wallets/portal/login.html"
 CODE_PAGE = "wallets/portal/login_code.html"
 WRONG_CODE = "That code isn't right."
-
-
-def _minutes(seconds: float) -> str:
-    minutes = max(1, round(seconds / 60))
-    return f"{minutes} minute{'s' if minutes != 1 else ''}"
 
 
 def account_wallet_refresh(client: ServiceClient, account: PortalAccount) -> str:
@@ -94,7 +90,7 @@ def otp_start(request: HttpRequest, *, email: str, channel: str, next_url: str) 
     if wait:
         state["resend_at"] = now + wait
         state["notice"] = (
-            f"Too many codes were asked for this address. You can ask for a new one in {_minutes(wait)}."
+            f"Too many codes were asked for this address. You can ask for a new one {wait_words(wait)}."
         )
     else:
         client = service_client()
@@ -115,7 +111,7 @@ def _challenge(client: ServiceClient, state: dict[str, Any]) -> None:
         wait = exc.retry_after or settings.PORTAL_OTP_RESEND_SECONDS
         state["resend_at"] = time.time() + wait
         state["notice"] = (
-            f"Too many codes were asked for this address. You can ask for a new one in {_minutes(wait)}."
+            f"Too many codes were asked for this address. You can ask for a new one {wait_words(wait)}."
         )
         return
     except Locked as exc:
@@ -135,7 +131,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
     wait = throttle.hit(throttle.LOGIN_PER_IP, throttle.client_ip(request))
     if wait:
         return login_page(
-            request, form=form, error=f"Too many sign-in attempts. Try again in {_minutes(wait)}.", status=429
+            request, form=form, error=f"Too many sign-in attempts. Try again {wait_words(wait)}.", status=429
         )
     return otp_start(
         request,
@@ -162,8 +158,7 @@ def _code_context(request: HttpRequest, state: dict[str, Any], **extra: Any) -> 
         "channel": state["channel"],
         "wait": wait,
         "notice": state.get("notice") or "",
-        "locked_until": locked_until,
-        "locked_for": _minutes((locked_until - timezone.now()).total_seconds()) if locked_until else "",
+        "locked_until": until_words(locked_until) if locked_until else "",
         "form": extra.pop("form", None) or CodeForm(),
         **extra,
     }
@@ -194,7 +189,7 @@ def login_code_view(request: HttpRequest) -> HttpResponse:
         return page(request, CODE_PAGE, _code_context(request, state, form=form), partial="code-form")
     wait = throttle.hit(throttle.CODE_PER_IP, throttle.client_ip(request))
     if wait:
-        error = f"Too many attempts from your network. Try again in {_minutes(wait)}."
+        error = f"Too many attempts from your network. Try again {wait_words(wait)}."
         return page(
             request, CODE_PAGE, _code_context(request, state, error=error), partial="code-form", status=429
         )
@@ -255,7 +250,7 @@ def login_code_resend_view(request: HttpRequest) -> HttpResponse:
         if wait:
             state["resend_at"] = now + wait
             state["notice"] = (
-                f"Too many codes were asked for this address. You can ask for a new one in {_minutes(wait)}."
+                f"Too many codes were asked for this address. You can ask for a new one {wait_words(wait)}."
             )
         elif state["credential_id"]:
             _challenge(service_client(), state)

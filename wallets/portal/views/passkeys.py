@@ -36,6 +36,7 @@ from wallets.portal.http import json_body, no_store, page, service_errors, wants
 from wallets.portal.models import PortalAccount
 from wallets.portal.service import service_client
 from wallets.portal.views.login import account_wallet_refresh
+from wallets.portal.wording import explain, wait_words
 
 LOGIN = "portal_passkey_login"
 ADD = "portal_passkey_add"
@@ -110,7 +111,7 @@ def passkey_login_options_view(request: HttpRequest) -> HttpResponse:
         return _json({"error": "Enter your email address first."}, status=400)
     wait = throttle.hit(throttle.LOGIN_PER_IP, throttle.client_ip(request))
     if wait:
-        return _json({"error": "Too many sign-in attempts. Try again in a few minutes."}, status=429)
+        return _json({"error": f"Too many sign-in attempts. Try again {wait_words(wait)}."}, status=429)
     client = service_client()
     account = PortalAccount.objects.filter(email=form.cleaned_data["email"]).first()
     chosen = _choose_passkey(request, client, account)
@@ -251,7 +252,7 @@ def passkey_add_view(request: HttpRequest) -> HttpResponse:
         if exc.code == "PASSKEY_CREDENTIAL_ALREADY_EXISTS":
             return _json({"error": "This passkey is already registered for your wallet."}, status=400)
         if exc.status in (400, 401):
-            return _json({"error": f"The passkey was not accepted: {exc.user_message}"}, status=400)
+            return _json({"error": f"The passkey was not added. {explain(exc)}"}, status=400)
         raise
     # Activation: sign in with the new passkey straight away (challenge, assertion, verify).
     step = _login_ceremony(
