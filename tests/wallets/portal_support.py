@@ -90,9 +90,9 @@ class PortalBrowser:
             "/signup/", {"email": email, "full_name": full_name, "terms": "on", "terms_version": version}
         )
 
-    def start_code_login(self, email: str, channel: str = "email"):
+    def start_code_login(self, email: str, method: str = ""):
         self.get("/login/")
-        return self.post("/login/", {"email": email, "channel": channel})
+        return self.post("/login/", {"email": email, "method": method})
 
     def enter_code(self, code: str = SANDBOX_CODE, *, htmx: bool = False):
         return self.post("/login/code/", {"code": code}, htmx=htmx)

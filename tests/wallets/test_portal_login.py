@@ -143,12 +143,12 @@ def test_next_is_followed_only_within_the_site(portal_platform, settings):
         browser = PortalBrowser()
         page = browser.get("/login/", {"next": evil})
         assert evil not in page.content.decode()
-        browser.post("/login/", {"email": "hal@example.com", "channel": "email", "next": evil})
+        browser.post("/login/", {"email": "hal@example.com", "next": evil})
         done = browser.enter_code()
         assert done["Location"] == "/", evil
         browser.post("/logout/")
     browser = PortalBrowser()
-    browser.post("/login/", {"email": "hal@example.com", "channel": "email", "next": "/security/"})
+    browser.post("/login/", {"email": "hal@example.com", "next": "/security/"})
     assert browser.enter_code()["Location"] == "/security/"
 
 
@@ -223,7 +223,7 @@ def test_sms_code_login_once_the_wallet_has_a_phone_credential(portal_platform):
     client.credentials.create(account.wallet_account_id, "SMS_OTP", signer=signer)
 
     browser = PortalBrowser()
-    started = browser.start_code_login("mia@example.com", channel="sms")
+    started = browser.start_code_login("mia@example.com", method="sms")
     assert started["Location"] == "/login/code/"
     assert "We sent a 6-digit code by text message" in _text(browser.get("/login/code/"))
     assert browser.enter_code()["Location"] == "/"

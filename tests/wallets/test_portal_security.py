@@ -76,7 +76,8 @@ def add_passkey(browser: PortalBrowser, device: SoftAuthenticator, nickname: str
     step = browser.post_json("/security/passkeys/options/", {"nickname": nickname}).json()
     assert step["mode"] == "create", step
     assert step["publicKey"]["rp"]["id"] == "localhost"
-    attestation = device.register(step["publicKey"]["challenge"])
+    user = _b64url_decode(step["publicKey"]["user"]["id"])
+    attestation = device.register(step["publicKey"]["challenge"], user_handle=user)
     step = browser.post_json(step["post"], {"credential": registration_json(attestation)}).json()
     assert step["mode"] == "get", step  # activation: sign in with it at once
     return run_get(browser, device, step)
@@ -367,7 +368,7 @@ def test_an_expired_key_sends_through_sign_in_then_back(portal_platform):
     assert response["HX-Redirect"] == "/login/?next=%2Fsecurity%2F&reauth=1"
     assert not PortalSessionKey.objects.exists()
     assert "Your sign-in has expired" in _text(browser.get("/security/"))
-    browser.post("/login/", {"email": "gil@example.com", "channel": "email", "next": "/security/"})
+    browser.post("/login/", {"email": "gil@example.com", "next": "/security/"})
     assert browser.enter_code()["Location"] == "/security/"
     assert browser.post("/security/privacy/", {"private_enabled": "on"}, htmx=True).status_code == 200
 
@@ -407,7 +408,7 @@ def test_export_shows_the_recovery_phrase_once_after_a_fresh_sign_in(portal_plat
     browser = signed_up("kay@example.com")
     make_stale(browser)
     assert browser.get("/security/export/")["Location"] == "/login/?next=%2Fsecurity%2Fexport%2F&reauth=1"
-    browser.post("/login/", {"email": "kay@example.com", "channel": "email", "next": "/security/export/"})
+    browser.post("/login/", {"email": "kay@example.com", "next": "/security/export/"})
     assert browser.enter_code()["Location"] == "/security/export/"
     assert "Show my recovery phrase" in _text(browser.get("/security/export/"))
     shown = browser.post("/security/export/")

@@ -28,7 +28,7 @@ def test_signup_records_consent_and_opens_the_wallet(portal_platform):
 
     status = browser.get("/signup/status/")
     assert b"Identity check: approved. Your wallet is ready." in status.content
-    started = browser.post("/login/", {"email": "jane@example.com", "channel": "email"})
+    started = browser.post("/login/", {"email": "jane@example.com"})
     assert started["Location"] == "/login/code/"
     done = browser.enter_code()
     assert done.status_code == 302 and done["Location"] == "/"

@@ -34,20 +34,26 @@ class SignupForm(forms.Form):
 
 
 class LoginForm(forms.Form):
-    CHANNELS = [("email", "Email"), ("sms", "Text message (SMS)")]
+    """Sign-in starts with the email address alone; `method` is empty then (the portal picks the
+    best one for this browser), or the one chosen among the other ways to sign in."""
 
+    METHODS = [
+        ("", "Best for this browser"),
+        ("email", "Email"),
+        ("sms", "Text message"),
+        ("passkey", "Passkey"),
+    ]
+
+    # "username webauthn": the browser offers its passkeys for this site in the field's autofill.
     email = forms.EmailField(
         max_length=254,
-        widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
+        widget=forms.EmailInput(attrs={"autocomplete": "username webauthn", "autofocus": True}),
     )
-    channel = forms.ChoiceField(choices=CHANNELS, initial="email", widget=forms.RadioSelect, required=False)
+    method = forms.ChoiceField(choices=METHODS, required=False, widget=forms.HiddenInput)
     next = forms.CharField(required=False, widget=forms.HiddenInput, max_length=2000)
 
     def clean_email(self) -> str:
         return self.cleaned_data["email"].strip().lower()
-
-    def clean_channel(self) -> str:
-        return self.cleaned_data.get("channel") or "email"
 
 
 class CodeForm(forms.Form):

@@ -16,6 +16,9 @@ class PortalAccount(models.Model):
     customer_id = models.CharField(max_length=64)
     # The customer's EMBEDDED_WALLET internal account; empty until the identity check approves them.
     wallet_account_id = models.CharField(max_length=64, blank=True)
+    # Hex of the WebAuthn user id of this wallet's passkeys (`wallets.portal.passkeys.user_handle`):
+    # a passkey picked from the browser's autofill names its account by it.
+    passkey_user_handle = models.CharField(max_length=64, blank=True, db_index=True)
     created = models.DateTimeField(default=timezone.now, editable=False)
 
     def __str__(self) -> str:
