@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from django import forms
@@ -78,6 +79,29 @@ class CodeForm(forms.Form):
         if len(code) != 6 or not code.isdigit():
             raise forms.ValidationError("Enter the 6 digits of the code.")
         return code
+
+
+class PhoneForm(forms.Form):
+    """The phone number that payment approval codes go to, in international form."""
+
+    phone_number = forms.CharField(
+        label="Mobile phone number",
+        max_length=32,
+        error_messages={"required": "Enter your mobile phone number."},
+        widget=forms.TextInput(
+            attrs={"autocomplete": "tel", "inputmode": "tel", "placeholder": "+49 151 12345678"}
+        ),
+    )
+
+    def clean_phone_number(self) -> str:
+        number = re.sub(r"[\s().-]", "", self.cleaned_data["phone_number"])
+        if number.startswith("00"):
+            number = "+" + number[2:]
+        if not re.fullmatch(r"\+[1-9]\d{6,14}", number):
+            raise forms.ValidationError(
+                "Enter the number with its country code, starting with +, for example +49 151 12345678."
+            )
+        return number
 
 
 class PasskeyLoginForm(forms.Form):
