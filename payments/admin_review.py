@@ -8,9 +8,10 @@ streamed to staff by an admin view; they have no public URL.
 
 from __future__ import annotations
 
-import json
+import re
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
@@ -18,8 +19,11 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpRe
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.csp import CSP
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import ngettext
 from django.views.decorators.clickjacking import xframe_options_sameorigin
+from django.views.decorators.csp import csp_override
 
 from payments.customers import customer_status_transition
 from payments.documents import document_open
@@ -27,7 +31,10 @@ from payments.errors import ServiceError
 from payments.models import BeneficialOwner, Customer, CustomerStatusChange, Document, Verification
 
 REVIEW_PERMISSION = "payments.review_customer"
+# A document is shown inside the customer's page (an iframe for PDFs), so this page may frame it.
+DOCUMENT_CSP = {**settings.SECURE_CSP, "frame-ancestors": [CSP.SELF]}
 DECISIONS = {"approve": Customer.Status.APPROVED, "reject": Customer.Status.REJECTED}
+DECIDED = {"approve": "approved", "reject": "rejected"}
 
 
 class ReasonForm(forms.Form):
@@ -57,10 +64,44 @@ class ReviewQueueFilter(admin.SimpleListFilter):
         return queryset
 
 
-def _pretty(value) -> str:
-    if not value:
+ADDRESS_KEYS = {"line1", "line2", "city", "state", "postalCode", "country"}
+
+
+def _label(key: str) -> str:
+    """`postalCode` -> "Postal code"."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", key).capitalize()
+
+
+def _address(address: dict) -> str:
+    city = ", ".join(part for part in (address.get("city"), address.get("state")) if part)
+    place = " ".join(part for part in (city, address.get("postalCode")) if part)
+    lines = (address.get("line1"), address.get("line2"), place, address.get("country"))
+    return format_html("<address>{}</address>", format_html_join("", "{}<br>", ((ln,) for ln in lines if ln)))
+
+
+def _readable(value) -> str:
+    """JSON as the API stores it, shown as a person reads it: addresses as lines, objects as labelled
+    fields, lists of plain values comma-separated."""
+    if value is None or value == "" or value == [] or value == {}:
         return "—"
-    return format_html("<pre style='white-space:pre-wrap;margin:0'>{}</pre>", json.dumps(value, indent=2))
+    if isinstance(value, dict):
+        if ADDRESS_KEYS.issuperset(value) and "line1" in value:
+            return _address(value)
+        return format_html(
+            '<dl class="review-data">{}</dl>',
+            format_html_join(
+                "", "<dt>{}</dt><dd>{}</dd>", ((_label(k), _readable(v)) for k, v in value.items())
+            ),
+        )
+    if isinstance(value, list):
+        if all(not isinstance(item, dict | list) for item in value):
+            return ", ".join(str(item) for item in value)
+        return format_html(
+            "<ol>{}</ol>", format_html_join("", "<li>{}</li>", ((_readable(i),) for i in value))
+        )
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -89,7 +130,7 @@ class BeneficialOwnerInline(ReadOnlyInline):
 
     @admin.display(description="personal info")
     def details(self, owner: BeneficialOwner) -> str:
-        return _pretty(owner.personal_info)
+        return _readable(owner.personal_info)
 
 
 class DocumentInline(ReadOnlyInline):
@@ -115,13 +156,12 @@ class DocumentInline(ReadOnlyInline):
         url = reverse("admin:payments_customer_document", args=[document.pk])
         if document.content_type.startswith("image/"):
             return format_html(
-                '<a href="{0}" target="_blank" rel="noopener"><img src="{0}" alt="{1}" '
-                'style="max-width:320px;max-height:240px"></a>',
+                '<a href="{0}" target="_blank" rel="noopener"><img src="{0}" alt="{1}" class="review-document"></a>',
                 url,
                 document.file_name,
             )
         return format_html(
-            '<iframe src="{0}" title="{1}" style="width:320px;height:240px;border:1px solid #ccc"></iframe>'
+            '<iframe src="{0}" title="{1}" class="review-document"></iframe>'
             '<br><a href="{0}" target="_blank" rel="noopener">Open {1}</a>',
             url,
             document.file_name,
@@ -139,7 +179,7 @@ class VerificationInline(ReadOnlyInline):
         if not verification.errors:
             return "—"
         return format_html(
-            "<ul style='margin:0'>{}</ul>",
+            '<ul class="review-errors">{}</ul>',
             format_html_join(
                 "",
                 "<li><strong>{}</strong> {} — {}</li>",
@@ -186,6 +226,10 @@ class CustomerReviewAdmin(admin.ModelAdmin):
     actions = ("approve_selected", "reject_selected")
     inlines = (StatusHistoryInline, VerificationInline, DocumentInline, BeneficialOwnerInline)
     change_form_template = "admin/payments/customer/review_change_form.html"
+
+    class Media:
+        css = {"all": ("payments/admin_review.css",)}
+
     fieldsets = (
         ("Status", {"fields": ("status", "customer_type", "platform", "platform_customer_id", "deleted_at")}),
         (
@@ -195,7 +239,16 @@ class CustomerReviewAdmin(admin.ModelAdmin):
         ("Business", {"fields": ("business_details",)}),
         (
             "Contact",
-            {"fields": ("email", "phone_number", "uma_address", "region", "currencies", "address_details")},
+            {
+                "fields": (
+                    "email",
+                    "phone_number",
+                    "uma_address",
+                    "region",
+                    "currency_list",
+                    "address_details",
+                )
+            },
         ),
         ("Due diligence and terms", {"fields": ("due_diligence_details", "terms")}),
     )
@@ -215,7 +268,7 @@ class CustomerReviewAdmin(admin.ModelAdmin):
         "phone_number",
         "uma_address",
         "region",
-        "currencies",
+        "currency_list",
         "address_details",
         "due_diligence_details",
         "terms",
@@ -225,17 +278,21 @@ class CustomerReviewAdmin(admin.ModelAdmin):
     def display_name(self, customer: Customer) -> str:
         return customer.display_name or "—"
 
+    @admin.display(description="currencies")
+    def currency_list(self, customer: Customer) -> str:
+        return _readable(customer.currencies)
+
     @admin.display(description="business info")
     def business_details(self, customer: Customer) -> str:
-        return _pretty(customer.business_info)
+        return _readable(customer.business_info)
 
     @admin.display(description="address")
     def address_details(self, customer: Customer) -> str:
-        return _pretty(customer.address)
+        return _readable(customer.address)
 
     @admin.display(description="due diligence")
     def due_diligence_details(self, customer: Customer) -> str:
-        return _pretty(customer.due_diligence)
+        return _readable(customer.due_diligence)
 
     @admin.display(description="end user terms")
     def terms(self, customer: Customer) -> str:
@@ -265,7 +322,7 @@ class CustomerReviewAdmin(admin.ModelAdmin):
             path("<path:object_id>/review/", view(self.review_view), name="payments_customer_review"),
             path(
                 "documents/<uuid:document_id>/file/",
-                view(xframe_options_sameorigin(self.document_file_view)),
+                view(xframe_options_sameorigin(csp_override(DOCUMENT_CSP)(self.document_file_view))),
                 name="payments_customer_document",
             ),
             *super().get_urls(),
@@ -305,7 +362,7 @@ class CustomerReviewAdmin(admin.ModelAdmin):
             return HttpResponseRedirect(change_url)
         decision = form.cleaned_data["decision"]
         if self._decide(request, customer, decision, form.cleaned_data["reason"]):
-            self.message_user(request, f"{customer} {decision}d.", messages.SUCCESS)
+            self.message_user(request, f"{customer} {DECIDED[decision]}.", messages.SUCCESS)
         return HttpResponseRedirect(change_url)
 
     def _bulk(self, request: HttpRequest, queryset: QuerySet, decision: str) -> HttpResponse | None:
@@ -313,7 +370,9 @@ class CustomerReviewAdmin(admin.ModelAdmin):
         form = ReasonForm(request.POST if "apply" in request.POST else None)
         if "apply" in request.POST and form.is_valid():
             done = sum(self._decide(request, c, decision, form.cleaned_data["reason"]) for c in queryset)
-            self.message_user(request, f"{done} customer(s) {decision}d.", messages.SUCCESS)
+            if done:
+                noun = ngettext("customer", "customers", done)
+                self.message_user(request, f"{done} {noun} {DECIDED[decision]}.", messages.SUCCESS)
             return None
         context = {
             **self.admin_site.each_context(request),

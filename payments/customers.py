@@ -234,12 +234,18 @@ contact_change_requested = Signal()
 
 
 def contact_change_guard(
-    *, customer: Customer, changes: Mapping[str, Any], wallet_signature: str | None, request_id: str | None
+    *,
+    customer: Customer,
+    changes: Mapping[str, Any],
+    body: Any,
+    wallet_signature: str | None,
+    request_id: str | None,
 ) -> Mapping[str, Any] | None:
     """Extension point for the wallet-signed contact change (embedded-wallet issue): a no-op today.
 
     `customer_update` calls this, inside its transaction with the customer row locked, whenever a
-    PATCH changes `email` or `phone_number` (`changes` holds the validated changes;
+    PATCH changes `email` or `phone_number` or carries a signed-retry header (`changes` holds the
+    validated changes, `body` the whole JSON body as sent, which a signed retry must repeat;
     `wallet_signature` and `request_id` are the `Service-Wallet-Signature` and `Request-Id`
     headers, or None). It may:
 
@@ -255,6 +261,7 @@ def contact_change_guard(
         sender=Customer,
         customer=customer,
         changes=changes,
+        body=body,
         wallet_signature=wallet_signature,
         request_id=request_id,
     ):
@@ -269,10 +276,12 @@ def customer_update(
     platform: Platform,
     customer_id: UUID,
     changes: Mapping[str, Any],
+    body: Any = None,
     wallet_signature: str | None = None,
     request_id: str | None = None,
 ) -> Customer | PendingContactChange:
-    """Partial update. `changes["customer_type"]` must name the customer's type (the PATCH discriminator).
+    """Partial update. `changes["customer_type"]` must name the customer's type (the PATCH discriminator);
+    `body` is the JSON body the changes were parsed from (a contact change's signed retry repeats it).
     Status is not changed here; see `customer_status_transition`."""
     customer = customer_get_for_update(platform=platform, customer_id=customer_id)
     if changes.get("customer_type", customer.customer_type) != customer.customer_type:
@@ -295,9 +304,14 @@ def customer_update(
     contact_changed = any(
         name in changes and changes[name] != getattr(customer, name) for name in ("email", "phone_number")
     )
-    if contact_changed:
+    # A request carrying a signed-retry header is the retry of a contact change, whatever it changes.
+    if contact_changed or wallet_signature or request_id:
         challenge = contact_change_guard(
-            customer=customer, changes=changes, wallet_signature=wallet_signature, request_id=request_id
+            customer=customer,
+            changes=changes,
+            body=body,
+            wallet_signature=wallet_signature,
+            request_id=request_id,
         )
         if challenge is not None:
             return PendingContactChange(body=challenge)

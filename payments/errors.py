@@ -130,6 +130,15 @@ class InsufficientFunds(ServiceError):
     message = "The source account's balance does not cover this transfer"
 
 
+class IdempotencyKeyReused(ServiceError):
+    """An Idempotency-Key sent with another request (operation, path or body) than the one it was
+    first used for."""
+
+    status = 422
+    code = "IDEMPOTENCY_KEY_REUSED"
+    message = "This Idempotency-Key was already used for another request; send a new key for a new request"
+
+
 class Gone(ServiceError):
     status = 410
     code = "CUSTOMER_DELETED"

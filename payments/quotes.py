@@ -17,11 +17,10 @@ Decisions where the interface spec and the reference leave room:
   there; the transaction expires with the quote.
 - `paymentInstructions`: none for internal and pull sources; for an EMBEDDED_WALLET source the
   `payloadToSign` to stamp; for realtime funding the deposit account or wallet for the payer.
-- Execute answers the quote (the reference's 200 Quote). `Idempotency-Key`: a retry with the key of
-  the successful execute gets the quote again; any other execute of a quote that is no longer
-  PENDING is a 409 CONFLICT. A failed attempt (401 stamp, 400 funds, 429 volume) changes nothing and
-  binds no key, so it may simply be retried.
-- `POST /quotes` accepts `Idempotency-Key` too: a repeat returns the quote the key first made.
+- Execute answers the quote (the reference's 200 Quote); an execute of a quote that is no longer
+  PENDING is a 409 CONFLICT. A failed attempt (401 stamp, 400 funds, 429 volume) changes nothing.
+  `Idempotency-Key` on create and execute is handled around these functions, in the views
+  (`payments.idempotency`): a repeat gets the first answer without reaching them.
 - Customers must be APPROVED (403 USER_NOT_READY) and, unless the platform is a regulated financial
   institution, have accepted the End User Terms (403 END_USER_TERMS_NOT_ACCEPTED).
 - SCA (`payments/sca.py`): for an outgoing transfer of a customer in an SCA region (EU/EEA address),
@@ -40,7 +39,7 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 
 from payments import clock, currencies, ids, money, pricing, rates
 from payments.account_info import ACCOUNT_TYPES, PAYMENT_RAILS
@@ -626,7 +625,7 @@ def _lookup(platform: Platform, lookup_id: str | None) -> ReceiverLookup | None:
 # --- create ---------------------------------------------------------------------------------------
 
 
-def quote_create(*, platform: Platform, request: QuoteRequest, idempotency_key: str = "") -> Quote:
+def quote_create(*, platform: Platform, request: QuoteRequest) -> Quote:
     """Price and lock a transfer; with `immediately_execute` also execute it (all or nothing).
 
     Raises InvalidInput (every field problem of both ends at once), 400 AMOUNT_OUT_OF_RANGE when the
@@ -634,32 +633,18 @@ def quote_create(*, platform: Platform, request: QuoteRequest, idempotency_key: 
     TRANSACTION_SIZE_LIMIT_EXCEEDED, 403 USER_NOT_READY / END_USER_TERMS_NOT_ACCEPTED, 404
     UMA_NOT_FOUND / LOOKUP_REQUEST_NOT_FOUND, and what execution raises.
     """
-    if idempotency_key:
-        existing = _by_create_key(platform, idempotency_key)
-        if existing is not None:
-            return quote_get(platform=platform, quote_id=existing.pk)
     ends = _resolve(platform, request)
     lookup = _lookup(platform, request.lookup_id)
     price = _price(platform, request, ends)
     limits_check_size(platform=platform, amount=price.total_sending_amount, currency=ends.sending)
-    try:
-        with transaction.atomic():
-            quote = _store(platform, request, ends, price, lookup, idempotency_key)
-            realtime = ends.source_kind == SourceKind.REALTIME
-            if (request.immediately_execute or realtime) and sca_required(quote):
-                sca_quote_hold(quote, quote.transaction, factor=request.sca_factor)
-            elif request.immediately_execute and ends.source_kind != SourceKind.REALTIME:
-                _execute_locked(quote, quote.transaction, idempotency_key="")
-    except IntegrityError:
-        existing = _by_create_key(platform, idempotency_key) if idempotency_key else None
-        if existing is None:
-            raise
-        return quote_get(platform=platform, quote_id=existing.pk)  # a concurrent request with the key won
+    with transaction.atomic():
+        quote = _store(platform, request, ends, price, lookup)
+        realtime = ends.source_kind == SourceKind.REALTIME
+        if (request.immediately_execute or realtime) and sca_required(quote):
+            sca_quote_hold(quote, quote.transaction, factor=request.sca_factor)
+        elif request.immediately_execute and ends.source_kind != SourceKind.REALTIME:
+            _execute_locked(quote, quote.transaction)
     return quote
-
-
-def _by_create_key(platform: Platform, key: str) -> Quote | None:
-    return Quote.objects.for_platform(platform).filter(create_idempotency_key=key).first()
 
 
 def _store(
@@ -668,7 +653,6 @@ def _store(
     ends: _Ends,
     price: pricing.Price,
     lookup: ReceiverLookup | None,
-    idempotency_key: str,
 ) -> Quote:
     now = clock.now()
     lifetime = rates.quote_lifetime(ends.rail)
@@ -717,7 +701,6 @@ def _store(
         sender_customer_info=dict(request.sender_customer_info),
         lookup=lookup,
         immediately_execute=request.immediately_execute,
-        create_idempotency_key=idempotency_key,
         created_at=now,
         updated_at=now,
     )
@@ -784,16 +767,12 @@ def quote_get(*, platform: Platform, quote_id: UUID) -> Quote:
 # --- execute --------------------------------------------------------------------------------------
 
 
-def _already(platform: Platform, quote: Quote, idempotency_key: str | None) -> Quote:
-    """A quote that is no longer PENDING: the first outcome for its own key, a 409 otherwise."""
-    if idempotency_key and idempotency_key == quote.execute_idempotency_key:
-        return quote_get(platform=platform, quote_id=quote.pk)
+def _already(quote: Quote) -> Quote:
+    """A quote that is no longer PENDING: a 409 saying why."""
     if quote.status == Quote.Status.EXPIRED:
         message = f"Quote {quote.public_id} expired at {_wire_time(quote.expires_at)}; create a new quote"
     elif quote.executed_at is not None:
         message = f"Quote {quote.public_id} was already executed"
-        if quote.execute_idempotency_key and idempotency_key:
-            message += " with another Idempotency-Key"
     elif quote.status == Quote.Status.PENDING_AUTHORIZATION:
         message = (
             f"Quote {quote.public_id} was executed and waits for Strong Customer Authentication: "
@@ -829,14 +808,13 @@ def quote_execute(
     *,
     platform: Platform,
     quote_id: UUID,
-    idempotency_key: str | None = None,
     wallet_signature: str | None = None,
     sca_factor: str | None = None,
 ) -> Quote:
     """Start the transfer a PENDING quote locked: debit the source (or start the pull), hand the
-    payout to the rail, move quote and transaction to PROCESSING. Safe to repeat (see the module
-    docstring); 50 concurrent calls start exactly one transfer: each takes the row lock of the
-    quote's transaction, and the first to get it moves the quote on.
+    payout to the rail, move quote and transaction to PROCESSING. 50 concurrent calls start exactly
+    one transfer: each takes the row lock of the quote's transaction, and the first to get it moves
+    the quote on; the others get 409.
 
     Raises 401 WALLET_SIGNATURE_* (embedded-wallet source without a valid stamp over its
     payloadToSign), 409 CONFLICT (expired — the quote is marked EXPIRED — or already executed),
@@ -851,7 +829,7 @@ def quote_execute(
         quote, txn.platform = txn.quote, platform
         quote.transaction = txn
         if quote.status != Quote.Status.PENDING:
-            return _already(platform, quote, idempotency_key)
+            return _already(quote)
         if quote.source_kind == SourceKind.REALTIME:
             raise BadRequest(
                 "A realtime-funded quote starts when its paymentInstructions are paid (sandbox: POST /sandbox/send)",
@@ -871,11 +849,11 @@ def quote_execute(
             transaction_apply_due(quote, txn, now)  # EXPIRED is committed before the refusal below
             expired = True
         elif sca_required(quote):  # no query: the customer came with the locked rows
-            sca_quote_hold(quote, txn, factor=sca_factor, idempotency_key=idempotency_key or "")
+            sca_quote_hold(quote, txn, factor=sca_factor)
         else:
-            _execute_locked(quote, txn, idempotency_key=idempotency_key or "")
+            _execute_locked(quote, txn)
     if expired:
-        return _already(platform, quote, None)
+        return _already(quote)
     return quote
 
 
@@ -891,7 +869,7 @@ def _check_still_usable(platform: Platform, quote: Quote) -> None:
     _check_customer(platform, quote.customer)
 
 
-def _execute_locked(quote: Quote, txn: Transaction, *, idempotency_key: str) -> None:
+def _execute_locked(quote: Quote, txn: Transaction) -> None:
     """The execution itself, with the quote and its transaction locked (or just created)."""
     now = clock.now()
     value = usd_cents(quote.total_sending_amount, quote.sending_currency)
@@ -927,7 +905,7 @@ def _execute_locked(quote: Quote, txn: Transaction, *, idempotency_key: str) -> 
         Transaction.Status.PROCESSING,
         quote=quote,
         locked=True,
-        quote_changes={"executed_at": now, "execute_idempotency_key": idempotency_key},
+        quote_changes={"executed_at": now},
         executed_at=now,
         usd_value=value,
         steps=txn.steps,
@@ -939,7 +917,7 @@ def quote_release(quote: Quote, txn: Transaction) -> None:
     """Run the execution SCA held back, once every challenge is authorized (`payments.sca`; the
     transaction's row lock held). Rechecks what may have changed while the customer authorized."""
     _check_still_usable(txn.platform, quote)
-    _execute_locked(quote, txn, idempotency_key=quote.execute_idempotency_key)
+    _execute_locked(quote, txn)
 
 
 def quote_funds_received(*, amount: int | None, transaction_id: UUID) -> Transaction:

@@ -883,7 +883,7 @@ def _payment_factor(customer: Customer, requested: str | None) -> str:
     return available[0]
 
 
-def sca_quote_hold(quote: Quote, txn: Transaction, *, factor: str | None, idempotency_key: str = "") -> None:
+def sca_quote_hold(quote: Quote, txn: Transaction, *, factor: str | None) -> None:
     """Instead of starting the transfer: PENDING_AUTHORIZATION with the first challenge of the
     sequence, the deadline step, and the OUTGOING_PAYMENT.PENDING_AUTHORIZATION webhook. The caller
     holds the transaction's row lock (or just created both rows)."""
@@ -895,7 +895,6 @@ def sca_quote_hold(quote: Quote, txn: Transaction, *, factor: str | None, idempo
         Transaction.Status.PENDING_AUTHORIZATION,
         quote=quote,
         locked=True,
-        quote_changes={"execute_idempotency_key": idempotency_key} if idempotency_key else None,
         steps=txn.steps,
         next_step_at=txn.next_step_at,
     )

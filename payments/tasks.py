@@ -7,6 +7,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 
 from payments.bulk_uploads import bulk_upload_fail, bulk_upload_process
+from payments.idempotency import idempotency_keys_sweep
 from payments.transactions import transaction_steps_relay, transactions_advance
 from payments.webhooks import webhook_deliver, webhook_sweep
 
@@ -30,6 +31,12 @@ def webhook_deliver_task(event_id: str) -> None:
 def webhook_sweep_task() -> int:
     """Every 30 s (CELERY_BEAT_SCHEDULE): queue due webhook events whose task was lost."""
     return webhook_sweep()
+
+
+@shared_task
+def idempotency_keys_sweep_task() -> int:
+    """Hourly (CELERY_BEAT_SCHEDULE): delete Idempotency-Keys kept past IDEMPOTENCY_KEY_HOURS."""
+    return idempotency_keys_sweep()
 
 
 @shared_task

@@ -13,7 +13,7 @@ from __future__ import annotations
 from payments import ids
 from payments.accounts import account_balance
 from payments.errors import FieldError, InsufficientFunds, InvalidInput
-from payments.models import InternalAccount, Platform, Quote
+from payments.models import InternalAccount, Platform
 
 
 def transfer_in_amount(*, amount: int | None) -> int:
@@ -31,22 +31,12 @@ def transfer_in_amount(*, amount: int | None) -> int:
     return amount
 
 
-def transfer_out_amount(
-    *, platform: Platform, source_account_id: str, amount: int | None, idempotency_key: str = ""
-) -> int:
+def transfer_out_amount(*, platform: Platform, source_account_id: str, amount: int | None) -> int:
     """`amount`, or the whole available balance of the source internal account when it is None (a
-    repeat with the `Idempotency-Key` of a transfer already made: what that one sent)."""
+    repeat with the `Idempotency-Key` of a transfer already made never gets here: it replays the
+    first answer)."""
     if amount is not None:
         return amount
-    if idempotency_key:
-        earlier = (
-            Quote.objects.for_platform(platform)
-            .filter(create_idempotency_key=idempotency_key)
-            .values_list("locked_amount", flat=True)
-            .first()
-        )
-        if earlier is not None:
-            return earlier
     parsed = ids.parse_or_none("InternalAccount", source_account_id)
     account = InternalAccount.objects.for_platform(platform).filter(pk=parsed).first() if parsed else None
     if account is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import hashlib
 import json
 import os
@@ -10,7 +11,9 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
+from project.csp import url_origin
 from project.env import env_bool, env_int, env_list, load_or_create_dev_secrets
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -54,6 +57,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "axes",
     "payments",
     "wallets",
     "project.dev_oidc",
@@ -64,6 +68,7 @@ if env_bool("BENCH_ENDPOINTS", default=False):
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -72,7 +77,21 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",  # answers a locked-out admin sign-in with the lock-out page
 ]
+
+# Admin sign-in lock-out (django-axes; project/admin_login.py, README "Admin sign-in lock-out").
+AUTHENTICATION_BACKENDS = [
+    "project.admin_login.AdminLoginLockout",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_FAILURE_LIMIT = env_int("ADMIN_LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = dt.timedelta(seconds=env_int("ADMIN_LOGIN_LOCK_SECONDS", default=900))
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the lock ends when the page says it does
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "project.admin_login.client_address"
+AXES_LOCKOUT_TEMPLATE = "admin/lockout.html"
 
 ROOT_URLCONF = "project.urls"
 WSGI_APPLICATION = "project.wsgi.application"
@@ -220,7 +239,16 @@ CELERY_BEAT_SCHEDULE["transaction-steps-relay"] = {
     "schedule": 1.0,
     "options": {"expires": 5},
 }
+# Expired Idempotency-Keys (payments/idempotency.py); an expired key is free even before it is swept.
+CELERY_BEAT_SCHEDULE["idempotency-keys-sweep"] = {
+    "task": "payments.tasks.idempotency_keys_sweep_task",
+    "schedule": 3600.0,
+    "options": {"expires": 600},
+}
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+
+# How long an Idempotency-Key and its answer are kept from first use (payments/idempotency.py).
+IDEMPOTENCY_KEY_HOURS = env_int("IDEMPOTENCY_KEY_HOURS", default=24)
 
 # Money limits (payments/limits.py) in US cents; a platform's own values (admin) take precedence.
 TRANSACTION_SIZE_LIMIT_USD_CENTS = env_int("TRANSACTION_SIZE_LIMIT_USD_CENTS", default=100_000_000)  # $1M
@@ -252,7 +280,12 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["onboarding_tokens"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # httpx logs every webhook POST with its URL at INFO; attempts are in the delivery log instead.
-    "loggers": {"django.server": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+    # axes: a version banner at every start and a line per admin sign-in; failures are warnings.
+    "loggers": {
+        "django.server": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
+    },
 }
 
 # WebAuthn
@@ -368,3 +401,22 @@ PORTAL_SIGNINS_PER_10_MINUTES = env_int("PORTAL_SIGNINS_PER_10_MINUTES", default
 PORTAL_CODE_ENTRIES_PER_10_MINUTES = env_int("PORTAL_CODE_ENTRIES_PER_10_MINUTES", default=50)
 PORTAL_CODES_PER_EMAIL_PER_10_MINUTES = env_int("PORTAL_CODES_PER_EMAIL_PER_10_MINUTES", default=5)
 PORTAL_WRONG_CODES_PER_15_MINUTES = env_int("PORTAL_WRONG_CODES_PER_15_MINUTES", default=5)
+
+# Content-Security-Policy on every response (README "Content-Security-Policy"): scripts, styles and
+# everything else from this origin only; no inline script, no eval, no plugins, no framing.
+# form-action also governs the redirects that follow a form post (Chromium checks every hop): the
+# portal's OAuth sign-in posts to /oauth/login/, which redirects to the provider, so the provider's
+# origin is listed; the development provider's page adds its client's redirect URI itself.
+CSP_FORM_ACTION = [
+    *filter(None, [url_origin(PORTAL_OIDC_ISSUER)]),
+    *env_list("CSP_FORM_ACTION", default=[]),
+]
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF, *CSP_FORM_ACTION],
+}

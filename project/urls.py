@@ -3,10 +3,11 @@ from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path, re_path
 from django.views.defaults import page_not_found, server_error
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 
 from payments.api.errors import api_not_found, error_response
 from payments.errors import ServiceError
+from project.api_docs import ApiDocsView
 
 api_patterns = [
     path("", include("payments.api.urls")),
@@ -18,9 +19,7 @@ api_patterns = [
     ),
     path(
         "docs/",
-        SpectacularSwaggerView.as_view(
-            url_name="api:openapi", authentication_classes=[], permission_classes=[]
-        ),
+        ApiDocsView.as_view(url_name="api:openapi", authentication_classes=[], permission_classes=[]),
         name="docs",
     ),
     re_path(r"^.*$", api_not_found),

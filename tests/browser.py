@@ -1,4 +1,8 @@
-"""Headless Debian chromium driven by Playwright, and the CDP virtual authenticator for passkeys."""
+"""Headless Debian chromium driven by Playwright, and the CDP virtual authenticator for passkeys.
+
+Every page of the `page` and `phone_page` fixtures is watched for Content-Security-Policy violations
+(the `securitypolicyviolation` event in every frame, and chromium's console reports): a test whose
+pages report one fails at teardown."""
 
 from __future__ import annotations
 
@@ -46,22 +50,49 @@ def browser():
         launched.close()
 
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+CSP_LISTENER = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.reportCspViolation(
+    `${event.effectiveDirective} refused ${event.blockedURI || "inline"} on ${event.documentURI}`
+  );
+});
+"""
+
+
+def watch_csp(context) -> list[str]:
+    """Collect the context's CSP violations, as the browser reports them, into the returned list."""
+    violations: list[str] = []
+    context.expose_function("reportCspViolation", lambda text: violations.append(text))
+    context.add_init_script(CSP_LISTENER)
+    context.on(
+        "console",
+        lambda message: (
+            violations.append(message.text)
+            if message.type == "error" and "Content Security Policy" in message.text
+            else None
+        ),
+    )
+    return violations
+
+
+def _watched_page(browser, **options):
+    context = browser.new_context(**options)
     context.set_default_timeout(15_000)
+    violations = watch_csp(context)
     tab = context.new_page()
     yield tab
     context.close()
+    assert violations == [], "Content-Security-Policy violations:\n" + "\n".join(violations)
+
+
+@pytest.fixture
+def page(browser):
+    yield from _watched_page(browser, viewport={"width": 1280, "height": 900})
 
 
 @pytest.fixture
 def phone_page(browser):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    context.set_default_timeout(15_000)
-    tab = context.new_page()
-    yield tab
-    context.close()
+    yield from _watched_page(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
 
 
 @pytest.fixture

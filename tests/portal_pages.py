@@ -89,6 +89,7 @@ def signed_in_person(email: str, *, region: str) -> Person:
         Visit("quote-confirm", waiting, browser),
         Visit("quote-sent" if region == "us" else "quote-approve", confirmed, browser),
         Visit("status", status, browser),
+        Visit("receipt", status + "receipt/", browser),
         Visit("security", "/security/", browser),
         Visit("export-confirm", "/security/export/", browser),
         Visit("payment-security", "/payment-security/", browser),

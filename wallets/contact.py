@@ -28,7 +28,7 @@ from payments.models import Customer, InternalAccount
 from wallets import signed_retry
 from wallets.errors import ContactAlreadyUsed, CredentialSetChanged, CredentialSyncFailed
 from wallets.models import AuthCredential, CredentialType, SignedRequest
-from wallets.signed_retry import Outcome, Signer
+from wallets.signed_retry import Attempt, Outcome, Signer
 
 _FIELDS = {
     "email": ("email", CredentialType.EMAIL_OTP),
@@ -58,16 +58,31 @@ def _in_use_check(*, platform_id: Any, customer_id: Any, credential_type: str, v
 
 
 def contact_change_guard(
-    *, customer: Customer, changes: Mapping[str, Any], wallet_signature: str | None, request_id: str | None
+    *,
+    customer: Customer,
+    changes: Mapping[str, Any],
+    body: Any,
+    wallet_signature: str | None,
+    request_id: str | None,
 ) -> dict[str, Any] | None:
     """payments' hook (see `payments.customers.contact_change_guard` for the contract)."""
+    attempt = Attempt(body=body, signature=wallet_signature, request_id=request_id)
+    if not attempt.first_leg:
+        # The retry does what its challenge recorded, if its body is the challenged one (whatever it
+        # changes now); if no credential is tied any more, the operation answers 409
+        # EMAIL_OTP_CREDENTIAL_SET_CHANGED (or 401 if it names no challenge).
+        signed_retry.retry_complete(
+            platform=customer.platform,
+            kind=SignedRequest.Kind.CONTACT_UPDATE,
+            target=customer.public_id,
+            attempt=attempt,
+            record_failures=False,  # payments' transaction rolls the customer back with us
+        )
+        return None
     changing = [name for name in _FIELDS if name in changes and changes[name] != getattr(customer, name)]
     tied = {name: list(_tied(customer.pk, _FIELDS[name][1])) for name in changing}
-    first_leg = signed_retry.is_first_leg(wallet_signature, request_id)
-    if first_leg and not any(tied.values()):
+    if not any(tied.values()):
         return None
-    # A signed retry goes on even if no credential is tied any more: its operation answers 409
-    # EMAIL_OTP_CREDENTIAL_SET_CHANGED (or 401 if it names no challenge).
     if all(name in changes for name in _FIELDS):
         raise BadRequest(
             "Change email and phoneNumber in separate requests: this customer has wallet OTP credentials"
@@ -84,35 +99,23 @@ def contact_change_guard(
         value=value,
     )
     credentials = tied[name]
-    body = dict(changes)
-    if first_leg:
-        challenge = signed_retry.challenge_issue(
-            platform=customer.platform,
-            account=None,
-            organization_id=customer.public_id,
-            kind=SignedRequest.Kind.CONTACT_UPDATE,
-            target=customer.public_id,
-            body=body,
-            signer_rule=Signer.ANY_SESSION,
-            parameters={wire_name: value, "credentialIds": [c.public_id for c in credentials]},
-            params={
-                "field": name,
-                "value": value,
-                "credentialIds": [str(c.pk) for c in credentials],
-                "accountIds": sorted({str(c.account_id) for c in credentials}),
-            },
-        )
-        return challenge.body()
-    signed_retry.retry_complete(
+    challenge = signed_retry.challenge_issue(
         platform=customer.platform,
+        account=None,
+        organization_id=customer.public_id,
         kind=SignedRequest.Kind.CONTACT_UPDATE,
         target=customer.public_id,
         body=body,
-        signature=wallet_signature,
-        request_id=request_id,
-        record_failures=False,  # payments' transaction rolls the customer back with us
+        signer_rule=Signer.ANY_SESSION,
+        parameters={wire_name: value, "credentialIds": [c.public_id for c in credentials]},
+        params={
+            "field": name,
+            "value": value,
+            "credentialIds": [str(c.pk) for c in credentials],
+            "accountIds": sorted({str(c.account_id) for c in credentials}),
+        },
     )
-    return None
+    return challenge.body()
 
 
 def contact_update_perform(request: SignedRequest) -> Outcome:

@@ -31,7 +31,7 @@ from wallets.sessions import (
     session_open,
     sessions_revoke_for_credential,
 )
-from wallets.signed_retry import Challenge, Outcome, Processing, Signer
+from wallets.signed_retry import Attempt, Challenge, Outcome, Processing, Signer
 from wallets.wire import auth_method, auth_session
 
 Kind = SignedRequest.Kind
@@ -88,26 +88,16 @@ def wallet_bootstrap(account: InternalAccount) -> None:
 # --- create ------------------------------------------------------------------------------------
 
 
-def credential_create(
-    *,
-    platform: Platform,
-    data: dict[str, Any],
-    body: Any,
-    signature: str | None,
-    request_id: str | None,
-    simulate_slow: bool,
-) -> Result:
+def credential_create(*, platform: Platform, data: dict[str, Any] | None, attempt: Attempt) -> Result:
     """POST /auth/credentials. 202 while the account has a credential to sign with (always, for a
-    Global Account), then 201 AuthMethod on the signed retry; 201 at once otherwise."""
-    if not signed_retry.is_first_leg(signature, request_id):
+    Global Account), then 201 AuthMethod on the signed retry; 201 at once otherwise. `data` is the
+    parsed body; None on the retry."""
+    if not attempt.first_leg:
         return signed_retry.retry_complete(
             platform=platform,
             kind=Kind.CREDENTIAL_CREATE,
             target="",  # the account is part of the body, which the challenge binds
-            body=body,
-            signature=signature,
-            request_id=request_id,
-            simulate_slow=simulate_slow,
+            attempt=attempt,
         )
     account = wallet_account_get(platform=platform, account_id=data["accountId"], with_customer=True)
     plan = _creation_plan(account, data)
@@ -120,7 +110,7 @@ def credential_create(
             account=account,
             kind=Kind.CREDENTIAL_CREATE,
             target="",
-            body=body,
+            body=attempt.body,
             signer_rule=Signer.ANY_SESSION,
             credential_type=plan["type"],
             parameters=shown,
@@ -220,25 +210,15 @@ def credential_create_perform(request: SignedRequest) -> Outcome:
 # --- revoke ------------------------------------------------------------------------------------
 
 
-def credential_revoke(
-    *,
-    platform: Platform,
-    credential_id: str,
-    signature: str | None,
-    request_id: str | None,
-    simulate_slow: bool,
-) -> Result:
+def credential_revoke(*, platform: Platform, credential_id: str, attempt: Attempt) -> Result:
     """DELETE /auth/credentials/{id}: 202, then 204; the credential's sessions end with it."""
     credential = credential_get(platform=platform, credential_id=credential_id, include_revoked=True)
-    if not signed_retry.is_first_leg(signature, request_id):
+    if not attempt.first_leg:
         return signed_retry.retry_complete(
             platform=platform,
             kind=Kind.CREDENTIAL_REVOKE,
             target=credential.public_id,
-            body=None,
-            signature=signature,
-            request_id=request_id,
-            simulate_slow=simulate_slow,
+            attempt=attempt,
         )
     if credential.revoked_at is not None:
         raise ResourceNotFound("AuthMethod")
@@ -248,7 +228,7 @@ def credential_revoke(
         account=credential.account,
         kind=Kind.CREDENTIAL_REVOKE,
         target=credential.public_id,
-        body=None,
+        body=attempt.body,
         signer_rule=Signer.OTHER_CREDENTIAL,
         excluded_credential_id=credential.pk,
         credential_type=credential.type,
@@ -302,44 +282,31 @@ def credential_challenge(
 
 
 def credential_verify(
-    *,
-    platform: Platform,
-    credential_id: str,
-    data: dict[str, Any],
-    body: Any,
-    signature: str | None,
-    request_id: str | None,
-    simulate_slow: bool,
+    *, platform: Platform, credential_id: str, data: dict[str, Any] | None, attempt: Attempt
 ) -> Result:
-    """POST /auth/credentials/{id}/verify, by type: OTP 202 then 200 Session; OAUTH and PASSKEY 200."""
+    """POST /auth/credentials/{id}/verify, by type: OTP 202 then 200 Session; OAUTH and PASSKEY 200.
+    `data` is a first leg's parsed body; None when the request names a challenge (an OTP's signed
+    retry, a passkey login), whose body the signed-retry engine checks."""
     credential = credential_get(platform=platform, credential_id=credential_id, include_revoked=True)
-    if data["type"] != credential.type:
+    if data is not None and data["type"] != credential.type:
         raise InvalidInput(
             errors=[FieldError("type", f"This credential is {credential.type}", {"enum": [credential.type]})]
         )
     if credential.is_otp:
-        if signed_retry.is_first_leg(signature, request_id):
+        if attempt.first_leg:
             if credential.revoked_at is not None:
                 raise ResourceNotFound("AuthMethod")
-            return otp_verify_start(platform=platform, credential=credential, body=body)
+            return otp_verify_start(platform=platform, credential=credential, body=attempt.body)
         return signed_retry.retry_complete(
-            platform=platform,
-            kind=Kind.OTP_VERIFY,
-            target=credential.public_id,
-            body=body,
-            signature=signature,
-            request_id=request_id,
-            simulate_slow=simulate_slow,
+            platform=platform, kind=Kind.OTP_VERIFY, target=credential.public_id, attempt=attempt
         )
     if credential.revoked_at is not None:
         raise ResourceNotFound("AuthMethod")
     if credential.type == CredentialType.PASSKEY:
-        return passkey_login(
-            platform=platform,
-            credential=credential,
-            body=body,
-            request_id=request_id,
-            simulate_slow=simulate_slow,
+        return passkey_login(platform=platform, credential=credential, attempt=attempt)
+    if data is None:
+        raise BadRequest(
+            "An OAUTH verify is not a signed retry: send it without Request-Id or Service-Wallet-Signature"
         )
     return oauth_verify(
         credential=credential, token=data["oidcToken"], client_public_key=data["clientPublicKey"]

@@ -9,8 +9,6 @@ delivery, the export is lost and must be started again.
 
 from __future__ import annotations
 
-from typing import Any
-
 from payments import secret_box
 from payments.models import InternalAccount, Platform
 from wallets import service_keys, signed_retry
@@ -18,7 +16,7 @@ from wallets.accounts import account_target, wallet_account_get
 from wallets.crypto import export_bundle_seal
 from wallets.mnemonic import mnemonic_generate
 from wallets.models import SignedRequest, Wallet
-from wallets.signed_retry import Challenge, Outcome, Processing, Signer
+from wallets.signed_retry import Attempt, Challenge, Outcome, Processing, Signer
 
 _MNEMONIC_PURPOSE = "wallets.mnemonic"
 
@@ -35,23 +33,17 @@ def wallet_create(account: InternalAccount) -> Wallet:
 
 
 def wallet_export(
-    *,
-    platform: Platform,
-    account_id: str,
-    client_public_key: str,
-    signature: str | None,
-    request_id: str | None,
-    simulate_slow: bool,
+    *, platform: Platform, account_id: str, client_public_key: str | None, attempt: Attempt
 ) -> Challenge | Outcome | Processing:
-    body: dict[str, Any] = {"clientPublicKey": client_public_key}
-    if signed_retry.is_first_leg(signature, request_id):
+    """`client_public_key` is the first leg's; None on the retry."""
+    if attempt.first_leg:
         account = wallet_account_get(platform=platform, account_id=account_id)
         return signed_retry.challenge_issue(
             platform=platform,
             account=account,
             kind=SignedRequest.Kind.WALLET_EXPORT,
             target=account.public_id,
-            body=body,
+            body=attempt.body,
             signer_rule=Signer.ANY_SESSION,
             parameters={"targetPublicKey": client_public_key},
             params={"clientPublicKey": client_public_key},
@@ -61,10 +53,7 @@ def wallet_export(
         platform=platform,
         kind=SignedRequest.Kind.WALLET_EXPORT,
         target=account_target(account_id),
-        body=body,
-        signature=signature,
-        request_id=request_id,
-        simulate_slow=simulate_slow,
+        attempt=attempt,
     )
 
 

@@ -155,6 +155,8 @@ class SignedRequest(PlatformScoped):
 
     Also the pending passkey login (`PASSKEY_LOGIN`), which shares the single-use `Request-Id`.
     Moves only forward: PENDING → (PROCESSING → READY →) COMPLETED or FAILED; see signed_retry.
+    `delivered_at` is set when the terminal outcome is answered to the client; from then on the
+    `Request-Id` is spent.
     """
 
     ID_KIND = "Request"
@@ -205,6 +207,7 @@ class SignedRequest(PlatformScoped):
     outcome_status = models.PositiveSmallIntegerField(null=True, blank=True)
     outcome_body = models.JSONField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [

@@ -2,34 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from payments.models import InternalAccount, Platform
 from wallets import signed_retry
 from wallets.accounts import account_target, wallet_account_get
 from wallets.models import SignedRequest
-from wallets.signed_retry import Challenge, Outcome, Processing, Signer
+from wallets.signed_retry import Attempt, Challenge, Outcome, Processing, Signer
 from wallets.wire import internal_account
 
 
 def wallet_update(
-    *,
-    platform: Platform,
-    account_id: str,
-    changes: dict[str, Any],
-    signature: str | None,
-    request_id: str | None,
-    simulate_slow: bool,
+    *, platform: Platform, account_id: str, changes: Mapping[str, Any] | None, attempt: Attempt
 ) -> Challenge | Outcome | Processing:
-    """`changes` uses the wire names (`privateEnabled`), bound into the challenge as the body."""
-    if signed_retry.is_first_leg(signature, request_id):
+    """`changes` are the first leg's parsed wire fields (`privateEnabled`); None on the retry,
+    which does what its challenge recorded."""
+    if attempt.first_leg:
         account = wallet_account_get(platform=platform, account_id=account_id)
         return signed_retry.challenge_issue(
             platform=platform,
             account=account,
             kind=SignedRequest.Kind.WALLET_UPDATE,
             target=account.public_id,
-            body=changes,
+            body=attempt.body,
             signer_rule=Signer.ANY_SESSION,
             parameters=dict(changes),
             params={"changes": dict(changes)},
@@ -39,10 +35,7 @@ def wallet_update(
         platform=platform,
         kind=SignedRequest.Kind.WALLET_UPDATE,
         target=account_target(account_id),
-        body=changes,
-        signature=signature,
-        request_id=request_id,
-        simulate_slow=simulate_slow,
+        attempt=attempt,
     )
 
 

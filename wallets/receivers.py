@@ -27,6 +27,7 @@ def contact_change(sender: type, **kwargs: Any) -> dict[str, Any] | None:
     return contact_change_guard(
         customer=kwargs["customer"],
         changes=kwargs["changes"],
+        body=kwargs["body"],
         wallet_signature=kwargs["wallet_signature"],
         request_id=kwargs["request_id"],
     )

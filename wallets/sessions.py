@@ -33,8 +33,8 @@ from wallets.crypto import (
     public_key_hex,
 )
 from wallets.errors import WalletUnauthorized
-from wallets.models import AuthCredential, AuthSession, SignedRequest
-from wallets.signed_retry import Challenge, Outcome, Processing, Signer
+from wallets.models import AuthCredential, AuthSession, CredentialType, SignedRequest
+from wallets.signed_retry import Attempt, Challenge, Outcome, Processing, Signer
 from wallets.wire import auth_session
 
 Kind = SignedRequest.Kind
@@ -97,12 +97,12 @@ def _active(session: AuthSession) -> bool:
 
 
 def session_revoke(
-    *, platform: Platform, session_id: str, signature: str | None, request_id: str | None, simulate_slow: bool
+    *, platform: Platform, session_id: str, attempt: Attempt
 ) -> Challenge | Outcome | Processing:
     """DELETE /auth/sessions/{id}: 202, then 204 once stamped by any active session of the wallet
     (the session itself included). Unknown, expired or revoked → 404."""
     session = _session_lookup(platform=platform, session_id=session_id)
-    if signed_retry.is_first_leg(signature, request_id):
+    if attempt.first_leg:
         if not _active(session):
             raise ResourceNotFound("Session")
         return signed_retry.challenge_issue(
@@ -110,7 +110,7 @@ def session_revoke(
             account=session.account,
             kind=Kind.SESSION_REVOKE,
             target=session.public_id,
-            body=None,
+            body=attempt.body,
             signer_rule=Signer.ANY_SESSION,
             credential_type=session.credential.type,
         )
@@ -118,10 +118,7 @@ def session_revoke(
         platform=platform,
         kind=Kind.SESSION_REVOKE,
         target=session.public_id,
-        body=None,
-        signature=signature,
-        request_id=request_id,
-        simulate_slow=simulate_slow,
+        attempt=attempt,
     )
 
 
@@ -143,20 +140,14 @@ def session_revoke_perform(request: SignedRequest) -> Outcome:
 
 
 def session_refresh(
-    *,
-    platform: Platform,
-    session_id: str,
-    client_public_key: str,
-    signature: str | None,
-    request_id: str | None,
-    simulate_slow: bool,
+    *, platform: Platform, session_id: str, client_public_key: str | None, attempt: Attempt
 ) -> Challenge | Outcome | Processing:
     """POST /auth/sessions/{id}/refresh `{clientPublicKey}` (same on both legs): 202, then 201 with a
     new session of the same credential, stamped by the session being refreshed, which must still
-    be active. The old session stays valid until its own `expiresAt`."""
+    be active. The old session stays valid until its own `expiresAt`. `client_public_key` is the
+    first leg's; None on the retry."""
     session = _session_lookup(platform=platform, session_id=session_id)
-    body = {"clientPublicKey": client_public_key}
-    if signed_retry.is_first_leg(signature, request_id):
+    if attempt.first_leg:
         if not _active(session):
             raise WalletUnauthorized("The session is no longer active; verify the credential again")
         return signed_retry.challenge_issue(
@@ -164,7 +155,7 @@ def session_refresh(
             account=session.account,
             kind=Kind.SESSION_REFRESH,
             target=session.public_id,
-            body=body,
+            body=attempt.body,
             signer_rule=Signer.THIS_SESSION,
             parameters={"targetPublicKey": client_public_key},
             params={"sessionId": str(session.pk), "clientPublicKey": client_public_key},
@@ -173,10 +164,7 @@ def session_refresh(
         platform=platform,
         kind=Kind.SESSION_REFRESH,
         target=session.public_id,
-        body=body,
-        signature=signature,
-        request_id=request_id,
-        simulate_slow=simulate_slow,
+        attempt=attempt,
     )
 
 
@@ -217,30 +205,28 @@ def passkey_challenge_issue(
 
 
 def passkey_login(
-    *,
-    platform: Platform,
-    credential: AuthCredential,
-    body: dict[str, Any],
-    request_id: str | None,
-    simulate_slow: bool,
+    *, platform: Platform, credential: AuthCredential, attempt: Attempt
 ) -> Outcome | Processing:
-    """Verify with `{type, assertion}` and the challenge's `Request-Id`: 200 AuthSession."""
+    """Verify with `{type, assertion}` and the challenge's `Request-Id`: 200 AuthSession. The body is
+    bound when the login is claimed; a re-send while it is PROCESSING must carry the same one."""
     return signed_retry.retry_complete(
         platform=platform,
         kind=Kind.PASSKEY_LOGIN,
         target=credential.public_id,
-        body=body,
-        signature=None,
-        request_id=request_id,
-        simulate_slow=simulate_slow,
+        attempt=attempt,
     )
 
 
 def passkey_login_check(request: SignedRequest, body: dict[str, Any]) -> dict[str, Any]:
-    """Every WebAuthn check before the login is claimed; failures consume nothing."""
+    """Every check of the verify body `{type, assertion}` and of the WebAuthn assertion, before the
+    login is claimed (the view does not parse a request naming a challenge); failures consume nothing."""
     credential = AuthCredential.objects.get(pk=ids.parse(AuthCredential.ID_KIND, request.target))
     if credential.revoked_at is not None:
         raise ResourceNotFound("AuthMethod")
+    if not isinstance(body, dict) or body.get("type") != CredentialType.PASSKEY:
+        raise InvalidInput(
+            errors=[FieldError("type", "This credential is PASSKEY", {"enum": [CredentialType.PASSKEY]})]
+        )
     try:
         sign_count = passkeys.assertion_verify(
             assertion=body.get("assertion"),

@@ -1,5 +1,9 @@
 """The signed-retry pattern: one engine for every wallet operation that needs the wallet's consent.
 
+Every request of an operation reaches the engine as an `Attempt`: the whole JSON body as the client
+sent it and the two headers. Views build it from the request (never from parsed fields), so the
+one comparison below sees every key the client sent.
+
 1. First call (no `Service-Wallet-Signature`, no `Request-Id`): the operation checks what it can
    and `challenge_issue` stores a `SignedRequest` and answers 202 `{type?, payloadToSign,
    requestId, expiresAt}`. `payloadToSign` is compact JSON with sorted keys::
@@ -8,45 +12,51 @@
         "requestId": "Request:<uuid>", "target": <id acted on>, "timestampMs": "<ms>",
         "type": "ACTIVITY_TYPE_WALLET_<KIND>"}
 
-   stored exactly as issued; `bodySha256` is the SHA-256 of the canonical JSON of the request
-   body (sorted keys, no whitespace), so the stamp commits to the body.
+   stored exactly as issued; `bodySha256` is the SHA-256 of the request body's canonical JSON
+   (`payments.canonical`: sorted keys, no whitespace), so the stamp commits to the whole body.
 2. Signed retry (`retry_complete`): the same request plus both headers. Checked in this order:
    REQUEST_ID_MISSING / WALLET_SIGNATURE_MISSING (one header without the other), unknown or
    expired `Request-Id` (401 UNAUTHORIZED), WALLET_SIGNATURE_MALFORMED (stamp does not decode),
-   WALLET_SIGNATURE_BODY_MISMATCH (canonical body differs from the challenged one),
-   WALLET_SIGNATURE_INVALID (signature does not verify over the stored payload, or its key is not
-   the key the request demands: an active session of the wallet, compared as points).
-   Checks that fail consume nothing; the client may correct itself before `expiresAt`.
+   WALLET_SIGNATURE_BODY_MISMATCH (the body differs from the challenged one in anything but key
+   order and whitespace: a value, an added or a missing key), WALLET_SIGNATURE_INVALID (signature
+   does not verify over the stored payload, or its key is not the key the request demands: an
+   active session of the wallet, compared as points). What a retry does was fixed when its
+   challenge was issued, so a retry's body is compared, never parsed again: leaving out a
+   required field is a body mismatch too. Checks that fail consume nothing; the client may
+   correct itself before `expiresAt`.
 3. The request row is then locked and claimed (PENDING → COMPLETED/FAILED, or PROCESSING), so of
-   any number of concurrent retries exactly one performs the operation.
+   any number of concurrent retries exactly one performs the operation, and its answer is the
+   delivery of the outcome.
 
-Re-sending: a used `Request-Id` whose re-send is identical (same body and same signature header)
-gets the recorded terminal outcome again (status and body), never a second operation; while the
-operation is PROCESSING it gets 200 PROCESSING until the settlement is due, then the outcome. A
-used `Request-Id` with anything else is 401 UNAUTHORIZED. The exported wallet secret is the one
-outcome that is never recorded: it is produced when delivered, once.
+A `Request-Id` is single use (interface spec, signed-retry rule 3). While its operation is
+PROCESSING the identical re-send (same body, same signature header) is answered 200 PROCESSING
+until the settlement is due (rule 4); the first re-send that finds it settled gets the terminal
+outcome, once (a row lock decides between concurrent re-sends). Once an outcome was delivered, any
+request naming the `Request-Id` is 401 UNAUTHORIZED ("already used"). A re-send that is not
+identical is refused without consuming the delivery: another body → WALLET_SIGNATURE_BODY_MISMATCH,
+another signature header → 401 UNAUTHORIZED. The exported wallet secret is never recorded at all:
+it is produced when delivered.
 
 Sandbox: `sandbox-valid-signature` is accepted in place of a stamp (no key is then bound), and a
 retry marked `simulate_slow` answers 200 PROCESSING first and settles `WALLET_SANDBOX_SLOW_SECONDS`
-later (Celery task, or the next identical re-send or read, whichever comes first).
+later (Celery task, the next identical re-send, or a read, whichever comes first).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
 from django.conf import settings
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 
 from payments import clock, ids
 from payments.api.fields import utc_timestamp
+from payments.canonical import body_sha256, canonical_json
 from payments.errors import ServiceError
 from payments.models import InternalAccount, Platform
 from wallets.crypto import StampInvalid, StampMalformed, same_point, stamp_verify
@@ -69,17 +79,27 @@ PROCESSING_MESSAGE = (
     "The wallet provider is still processing this operation. Re-send the identical request (same body, "
     "Service-Wallet-Signature and Request-Id) with backoff until the answer is not PROCESSING."
 )
+USED_MESSAGE = "This requestId was already used; start the operation again for a new challenge"
 # Kinds whose result may not be recorded (the wallet secret): produced on delivery, delivered once.
 ONE_TIME_RESULT_KINDS = frozenset({Kind.WALLET_EXPORT})
 
 
-def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, cls=DjangoJSONEncoder)
+@dataclass(frozen=True)
+class Attempt:
+    """One request of a signed-retry operation as it arrived: the whole JSON body (None = no body)
+    and the headers."""
 
+    body: Any = None
+    signature: str | None = None
+    request_id: str | None = None
+    simulate_slow: bool = False
 
-def body_sha256(body: Any) -> str:
-    """Digest of a request body as JSON, independent of key order and whitespace. No body = `{}`."""
-    return hashlib.sha256(canonical_json(body if body is not None else {}).encode("utf-8")).hexdigest()
+    @property
+    def first_leg(self) -> bool:
+        """Only a first leg's body is parsed: a request naming a challenge does what that challenge
+        recorded, and its body is compared with the challenged one (a passkey login's is checked
+        when it is claimed)."""
+        return not self.signature and not self.request_id
 
 
 def _sha256(text: str) -> str:
@@ -189,10 +209,6 @@ def challenge_issue(
     return Challenge(request)
 
 
-def is_first_leg(signature: str | None, request_id: str | None) -> bool:
-    return not signature and not request_id
-
-
 # --- completing ------------------------------------------------------------------------------------
 
 
@@ -201,10 +217,7 @@ def retry_complete(
     platform: Platform,
     kind: str,
     target: str,
-    body: Any,
-    signature: str | None,
-    request_id: str | None,
-    simulate_slow: bool = False,
+    attempt: Attempt,
     record_failures: bool = True,
 ) -> Outcome | Processing:
     """Authenticate a signed retry and perform its operation once (see the module docstring).
@@ -213,18 +226,18 @@ def retry_complete(
     outcome, so a caller's enclosing transaction can roll everything back.
     """
     stampless = kind == Kind.PASSKEY_LOGIN
-    if not request_id:
+    if not attempt.request_id:
         raise RequestIdMissing()
-    if not signature and not stampless:
+    if not attempt.signature and not stampless:
         raise WalletSignatureMissing()
-    request = _pending_lookup(platform=platform, kind=kind, target=target, request_id=request_id)
-    digest = body_sha256(body)
-    signature_digest = _sha256(signature or "")
+    request = _pending_lookup(platform=platform, kind=kind, target=target, request_id=attempt.request_id)
+    digest = body_sha256(attempt.body)
+    signature_digest = _sha256(attempt.signature or "")
     if request.status != Status.PENDING:
         return _resend(request, digest, signature_digest)
     if request.expires_at <= clock.now():
         raise RequestIdRejected("The requestId has expired; start the operation again")
-    proof = _authenticate(request, signature=signature, digest=digest, body=body)
+    proof = _authenticate(request, signature=attempt.signature, digest=digest, body=attempt.body)
     with transaction.atomic():
         request = SignedRequest.objects.select_for_update().get(pk=request.pk)
         if request.status != Status.PENDING:  # a concurrent retry got here first
@@ -232,12 +245,12 @@ def retry_complete(
         _signer_confirm(request, proof)
         request.signature_sha256 = signature_digest
         if request.signer_rule == Signer.NONE:
-            request.body_sha256 = digest
+            request.body_sha256 = digest  # what its re-sends are compared with
         request.signer_public_key = proof.signer_public_key
         request.params = {**request.params, **proof.extra}
-        if simulate_slow:
+        if attempt.simulate_slow:
             return _processing_start(request)
-        return _perform(request, record_failures=record_failures)
+        return _perform(request, record_failures=record_failures, delivered=True)
 
 
 def _pending_lookup(*, platform: Platform, kind: str, target: str, request_id: str) -> SignedRequest:
@@ -252,8 +265,14 @@ def _pending_lookup(*, platform: Platform, kind: str, target: str, request_id: s
     return request
 
 
+def _body_check(request: SignedRequest, digest: str) -> None:
+    """The one body comparison: canonical JSON digests, so only key order and whitespace may differ."""
+    if digest != request.body_sha256:
+        raise WalletSignatureBodyMismatch()
+
+
 def _authenticate(request: SignedRequest, *, signature: str | None, digest: str, body: Any) -> Proof:
-    if request.signer_rule == Signer.NONE:  # the body is bound when the request is claimed
+    if request.signer_rule == Signer.NONE:  # no stamp: the body is bound when the request is claimed
         return Proof("", _precheck(request, body))
     verified = None
     invalid = False
@@ -264,8 +283,7 @@ def _authenticate(request: SignedRequest, *, signature: str | None, digest: str,
             raise WalletSignatureMalformed(f"Service-Wallet-Signature is malformed: {exc}") from None
         except StampInvalid:
             invalid = True
-    if digest != request.body_sha256:
-        raise WalletSignatureBodyMismatch()
+    _body_check(request, digest)
     if invalid:
         raise WalletSignatureInvalid("The signature does not verify over payloadToSign")
     if verified is None:  # the sandbox literal: accepted without a key
@@ -356,12 +374,14 @@ _MUTABLE_FIELDS = [
     "outcome_status",
     "outcome_body",
     "completed_at",
+    "delivered_at",
     "updated_at",
 ]
 
 
-def _perform(request: SignedRequest, *, record_failures: bool = True) -> Outcome:
-    """Run the operation of a locked, claimed request and record its outcome."""
+def _perform(request: SignedRequest, *, record_failures: bool = True, delivered: bool = False) -> Outcome:
+    """Run the operation of a locked, claimed request and record its outcome (and, when this answer
+    goes to the client, that it was delivered)."""
     try:
         with transaction.atomic():
             outcome = _operation(request.kind)(request)
@@ -375,49 +395,66 @@ def _perform(request: SignedRequest, *, record_failures: bool = True) -> Outcome
     request.outcome_status = outcome.status
     request.outcome_body = None if request.kind in ONE_TIME_RESULT_KINDS else outcome.body
     request.completed_at = clock.now()
+    if delivered:
+        request.delivered_at = request.completed_at
     request.touch()
     request.save(update_fields=_MUTABLE_FIELDS)
     return outcome
 
 
 def _resend(request: SignedRequest, digest: str, signature_digest: str) -> Outcome | Processing:
-    if signature_digest != request.signature_sha256 or digest != request.body_sha256:
-        raise RequestIdRejected("This requestId has already been used")
-    if request.status == Status.PROCESSING:
-        request = request_settle(request.pk)
-        if request.status == Status.PROCESSING:
-            return Processing()
-    if request.status == Status.READY:
-        return _deliver(request.pk)
-    if request.kind in ONE_TIME_RESULT_KINDS and request.status == Status.COMPLETED:
-        raise RequestIdRejected("This requestId has already been used; the exported secret is returned once")
-    return Outcome(request.outcome_status, request.outcome_body)
-
-
-def _deliver(pk: UUID) -> Outcome:
-    with transaction.atomic():
-        request = SignedRequest.objects.select_for_update().get(pk=pk)
-        if request.status != Status.READY:
-            raise RequestIdRejected(
-                "This requestId has already been used; the exported secret is returned once"
-            )
-        if request.expires_at <= clock.now():
-            raise RequestIdRejected("The challenge lapsed before the result was collected; start again")
-        return _perform(request)
+    """A request naming a claimed `Request-Id` (read without a lock; `_deliver` decides under one)."""
+    if request.delivered_at is not None:
+        raise RequestIdRejected(USED_MESSAGE)
+    _body_check(request, digest)
+    if signature_digest != request.signature_sha256:
+        raise RequestIdRejected(
+            "This requestId is in use: re-send the identical request (same body, Service-Wallet-Signature "
+            "and Request-Id) until it answers with the outcome"
+        )
+    if request.status == Status.PROCESSING and request.settle_at > clock.now():
+        return Processing()
+    return _deliver(request.pk)
 
 
 @transaction.atomic
-def request_settle(pk: UUID | str) -> SignedRequest:
-    """Settle a PROCESSING request whose settlement is due; anything else is returned unchanged."""
+def _deliver(pk: UUID) -> Outcome | Processing:
+    """The terminal outcome, to the one re-send that collects it (settling it first when due)."""
     request = SignedRequest.objects.select_for_update().get(pk=pk)
-    if request.status != Status.PROCESSING or request.settle_at > clock.now():
-        return request
+    if request.delivered_at is not None:
+        raise RequestIdRejected(USED_MESSAGE)
+    now = clock.now()
+    if request.status == Status.PROCESSING:
+        if request.settle_at > now:
+            return Processing()
+        _settle(request)
+    if request.status == Status.READY:
+        if request.expires_at <= now:
+            raise RequestIdRejected("The challenge lapsed before the result was collected; start again")
+        return _perform(request, delivered=True)
+    request.delivered_at = now
+    request.touch()
+    request.save(update_fields=_MUTABLE_FIELDS)
+    return Outcome(request.outcome_status, request.outcome_body)
+
+
+def _settle(request: SignedRequest) -> None:
+    """A locked PROCESSING request whose settlement is due: perform it, or (a one-time result) mark it
+    READY so that it is produced when delivered."""
     if request.kind in ONE_TIME_RESULT_KINDS:
         request.status = Status.READY
         request.touch()
         request.save(update_fields=_MUTABLE_FIELDS)
     else:
         _perform(request)
+
+
+@transaction.atomic
+def request_settle(pk: UUID | str) -> SignedRequest:
+    """Settle a PROCESSING request whose settlement is due; anything else is returned unchanged."""
+    request = SignedRequest.objects.select_for_update().get(pk=pk)
+    if request.status == Status.PROCESSING and request.settle_at <= clock.now():
+        _settle(request)
     return request
 
 

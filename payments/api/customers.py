@@ -24,7 +24,7 @@ from payments.api.kyc_shapes import (
     without_nulls,
 )
 from payments.api.pagination import paginate
-from payments.api.parsing import ApiSerializer, parse_body, parse_query
+from payments.api.parsing import ApiSerializer, parse_body, parse_query, request_json
 from payments.customers import (
     PendingContactChange,
     customer_create,
@@ -568,11 +568,13 @@ class CustomerDetailApi(APIView):
     def patch(self, request: Request, customerId: str) -> Response:
         customer_id = ids.parse("Customer", customerId)
         platform = request.auth.platform
-        changes = parse_customer_body(UPDATE_SERIALIZERS, request.data, platform=platform)
+        body = request_json(request)
+        changes = parse_customer_body(UPDATE_SERIALIZERS, body, platform=platform)
         result = customer_update(
             platform=platform,
             customer_id=customer_id,
             changes=changes,
+            body=body,
             wallet_signature=request.headers.get("Service-Wallet-Signature"),
             request_id=request.headers.get("Request-Id"),
         )

@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 
 from payments import ids
 from payments.api.fields import utc_timestamp
+from payments.api.idempotency import IDEMPOTENCY_KEY, idempotent
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.onboarding import onboarding_link_create, onboarding_link_path
 
@@ -31,10 +32,12 @@ class KycLinkResponseSerializer(serializers.Serializer):
 class CustomerKycLinkApi(APIView):
     @extend_schema(
         operation_id="createCustomerKycLink",
+        parameters=[IDEMPOTENCY_KEY],
         request=KycLinkCreateSerializer,
         responses={201: KycLinkResponseSerializer},
         tags=["KYC/KYB Verifications"],
     )
+    @idempotent
     def post(self, request: Request, customerId: str) -> Response:
         customer_id = ids.parse("Customer", customerId)
         data = parse_body(KycLinkCreateSerializer, request.data or {})

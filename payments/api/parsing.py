@@ -151,3 +151,10 @@ def field_errors(field: Any, errors: Any, path: str = "") -> list[FieldError]:
     elif isinstance(errors, ErrorDetail):
         out.append(FieldError(path or "body", str(errors), constraint_for(field, errors.code)))
     return out
+
+
+def request_json(request) -> Any:
+    """The whole JSON body as the client sent it (what signed retries and Idempotency-Key compare);
+    no body, or `null`, counts as `{}`."""
+    data = request.data
+    return {} if data is None or (hasattr(data, "dict") and not data) else data

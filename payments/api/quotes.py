@@ -14,14 +14,13 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.account_info import PAYMENT_RAILS
 from payments.api.config import FixedFeeSerializer
+from payments.api.idempotency import IDEMPOTENCY_KEY, idempotent
 from payments.api.kyc_shapes import CrossCheckedSerializer
 from payments.api.money_shapes import (
-    IDEMPOTENCY_KEY,
     CurrencySerializer,
     PaymentInstructionsSerializer,
     RateDetailsSerializer,
     currency_dict,
-    idempotency_key,
     rate,
     timestamp,
 )
@@ -229,13 +228,10 @@ class QuoteCreateApi(APIView):
         responses={201: QuoteSerializer, 202: QuoteSerializer},
         tags=TAGS,
     )
+    @idempotent
     def post(self, request: Request) -> Response:
         body = parse_body(QuoteCreateSerializer, request.data)
-        quote = quote_create(
-            platform=request.auth.platform,
-            request=quote_request(body),
-            idempotency_key=idempotency_key(request),
-        )
+        quote = quote_create(platform=request.auth.platform, request=quote_request(body))
         # 202: created but waiting for Strong Customer Authentication (the reference's answer).
         status = 202 if quote.status == Quote.Status.PENDING_AUTHORIZATION else 201
         return Response(render_quote(quote), status=status)
@@ -258,13 +254,13 @@ class QuoteExecuteApi(APIView):
         responses=QuoteSerializer,
         tags=TAGS,
     )
+    @idempotent
     def post(self, request: Request, quoteId: str) -> Response:
         # Most executes send no body: nothing to check then (building a serializer was ~6% of an execute).
         body = parse_body(ExecuteQuoteSerializer, request.data) if request.data else {}
         quote = quote_execute(
             platform=request.auth.platform,
             quote_id=ids.parse("Quote", quoteId),
-            idempotency_key=idempotency_key(request) or None,
             wallet_signature=request.headers.get("Service-Wallet-Signature"),
             sca_factor=body.get("scaFactor"),
         )

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments.account_info import PAYMENT_RAILS
-from payments.api.money_shapes import IDEMPOTENCY_KEY, idempotency_key
+from payments.api.idempotency import IDEMPOTENCY_KEY, idempotent
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.api.quotes import PURPOSES
 from payments.api.transactions import TransactionOneOf, render_transaction
@@ -70,10 +70,7 @@ def _transfer(request: Request, body: dict[str, Any], *, source_kind: str, desti
         amount = transfer_in_amount(amount=body.get("amount"))
     else:
         amount = transfer_out_amount(
-            platform=request.auth.platform,
-            source_account_id=source,
-            amount=body.get("amount"),
-            idempotency_key=idempotency_key(request),
+            platform=request.auth.platform, source_account_id=source, amount=body.get("amount")
         )
     wire_destination = {"destinationType": "ACCOUNT", "accountId": destination}
     if body["destination"].get("paymentRail"):
@@ -90,7 +87,6 @@ def _transfer(request: Request, body: dict[str, Any], *, source_kind: str, desti
             purpose_of_payment=body.get("purposeOfPayment", ""),
             same_currency=True,
         ),
-        idempotency_key=idempotency_key(request),
     )
     return Response(render_transaction(quote.transaction), status=201)
 
@@ -108,6 +104,7 @@ class TransferInApi(APIView):
         description="Pull from a customer's external account (ACH or SEPA debit) into an internal account of "
         "the same currency. Deprecated: use POST /quotes with immediatelyExecute.",
     )
+    @idempotent
     def post(self, request: Request) -> Response:
         body = parse_body(TransferInSerializer, request.data)
         return _transfer(request, body, source_kind="ExternalAccount", destination_kind="InternalAccount")
@@ -127,6 +124,7 @@ class TransferOutApi(APIView):
         "`amount`, the source account's whole available balance. Deprecated: use POST /quotes with "
         "immediatelyExecute.",
     )
+    @idempotent
     def post(self, request: Request) -> Response:
         body = parse_body(TransferOutSerializer, request.data)
         return _transfer(request, body, source_kind="InternalAccount", destination_kind="ExternalAccount")

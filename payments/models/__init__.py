@@ -14,6 +14,7 @@ from payments.models.external_accounts import (
     ExternalAccountStatus,
     ExternalAccountStatusChange,
 )
+from payments.models.idempotency import IdempotencyKey
 from payments.models.ledger import LedgerAccount, LedgerJournal, LedgerPosting
 from payments.models.limits import DailyVolume
 from payments.models.platforms import ApiToken, Platform
@@ -36,6 +37,7 @@ __all__ = [
     "ExternalAccount",
     "ExternalAccountStatus",
     "ExternalAccountStatusChange",
+    "IdempotencyKey",
     "InternalAccount",
     "LedgerAccount",
     "LedgerJournal",

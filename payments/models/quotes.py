@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import Q
 
 from payments.models.base import PlatformScoped
 
@@ -86,18 +85,7 @@ class Quote(PlatformScoped):
         "payments.ReceiverLookup", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     immediately_execute = models.BooleanField(default=False)
-    create_idempotency_key = models.CharField(max_length=255, blank=True)
-    execute_idempotency_key = models.CharField(max_length=255, blank=True)
     executed_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["platform", "create_idempotency_key"],
-                condition=~Q(create_idempotency_key=""),
-                name="quote_create_idempotency_key_unique",
-            )
-        ]
 
     def __str__(self) -> str:
         return f"{self.public_id} {self.total_sending_amount} {self.sending_currency} ({self.status})"

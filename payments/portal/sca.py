@@ -103,7 +103,7 @@ def quote_authorize_view(request: HttpRequest, quote_id: str) -> HttpResponse:
         after = client.quotes.authorize(quote, **proof)
     except Conflict as exc:
         if exc.code == "SCA_SESSION_REQUIRED":
-            sca_steps.login_done(account, None)
+            sca_steps.login_until_set(request, None)
             messages.info(
                 request,
                 "Before you approve payments, confirm it’s you (needed once every 180 days). Then approve "
@@ -288,7 +288,7 @@ def sca_login_code_view(request: HttpRequest) -> HttpResponse:
         )
         return page(request, CODE_PAGE, _code_context(request, state, error=error), partial="code-form")
     request.session.pop(LOGIN, None)
-    sca_steps.login_done(_account(request), done.session_expires_at)
+    sca_steps.login_until_set(request, done.session_expires_at)
     messages.success(request, "Thank you. You can approve payments now.")
     return go(request, safe_next(request, state.get("next"), reverse("payments:home")))
 
@@ -350,7 +350,7 @@ def sca_login_passkey_view(request: HttpRequest) -> HttpResponse:
     except (BadRequest, Locked) as exc:
         return _json({"error": explain(exc)}, 400)
     request.session.pop(LOGIN, None)
-    sca_steps.login_done(_account(request), done.session_expires_at)
+    sca_steps.login_until_set(request, done.session_expires_at)
     sca_steps.preferred_factor_set(request, "PASSKEY")
     return _json({"redirect": safe_next(request, state.get("next"), reverse("payments:home"))})
 

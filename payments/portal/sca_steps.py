@@ -1,26 +1,26 @@
-"""What the quote page shows while a payment waits for Strong Customer Authentication: the current
-step in words, and what this browser remembers about the person's SCA (kept in the Django session:
-the resend cool-down of each challenge, steps done per quote, the factor they prefer, whether they
-are in an SCA region at all). Also how factors read: "Text message to ··45 67", "Passkey on this
-device"."""
+"""What the quote page shows while a payment waits for Strong Customer Authentication: before
+Confirm, what approving will ask; then the current step in words; and what this browser remembers
+about the person's SCA (kept in the Django session: the resend cool-down of each challenge, steps
+done per quote, the factor they prefer, until when their SCA login holds, whether they are in an SCA
+region at all). Also how factors read: "Text message to ··45 67", "Passkey on this device"."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import time
 from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from django.utils import timezone
 
-from payments.client import Conflict, Quote, ScaFactor, ServiceClientError
+from payments.client import Conflict, Quote, ScaFactor, ServiceClient, ServiceClientError
 from wallets.portal.auth import current_account
 from wallets.portal.forms import CodeForm
 from wallets.portal.models import PortalAccount
 from wallets.portal.service import service_client
 
-# session: {"resend_at": {challenge id: ts}, "done": {quote id: n}, "factor": str,
+# session: {"resend_at": {challenge id: ts}, "done": {quote id: n}, "factor": str, "login_until": ts,
 #           "region": [in a region?, account id, when asked]}
 SCA = "portal_sca"
 _KEEP = 20  # entries per map, newest last
@@ -88,6 +88,36 @@ def preferred_factor_set(request: HttpRequest, factor: str | None) -> None:
     _save(request, state)
 
 
+def login_until_set(request: HttpRequest, until: dt.datetime | None) -> None:
+    """The SCA login just completed holds until `until` (the service's `sessionExpiresAt`)."""
+    state = _state(request)
+    state["login_until"] = until.timestamp() if until else None
+    _save(request, state)
+
+
+def login_known_fresh(request: HttpRequest) -> bool:
+    """True when this browser saw the person's SCA login complete and it still holds. Otherwise the
+    service may ask for one (once every 180 days) when they approve, and the page says so first."""
+    until = _state(request).get("login_until")
+    return isinstance(until, int | float) and until > time.time()
+
+
+def upcoming(request: HttpRequest, client: ServiceClient, customer_id: str) -> dict[str, Any] | None:
+    """For the Confirm page: None when payments from this account need no approval; else how the
+    person will approve (`factor`) and whether they may first be asked to confirm it's them."""
+    try:
+        factors = {f.factor for f in client.sca.factors(customer_id)}
+    except Conflict:
+        return None  # not in an SCA region
+    preferred = preferred_factor(request)
+    factor = (
+        preferred
+        if preferred in factors
+        else ("SMS_OTP" if "SMS_OTP" in factors else next(iter(factors), ""))
+    )
+    return {"factor": factor, "confirm_first": not login_known_fresh(request)}
+
+
 def sca_region(request: HttpRequest) -> bool:
     """Whether payments from the signed-in person need their approval (their address is in the
     EU/EEA), as the service said within REGION_SECONDS (the menu asks on every page)."""
@@ -113,17 +143,6 @@ def region_set(request: HttpRequest, account: PortalAccount, inside: bool) -> No
     state = _state(request)
     state["region"] = [inside, account.pk, time.time()]
     _save(request, state)
-
-
-def login_needed(account: PortalAccount) -> bool:
-    """No SCA login known to be running: payments ask "confirm it's you" before their first Approve."""
-    return account.sca_session_until is None or account.sca_session_until <= timezone.now()
-
-
-def login_done(account: PortalAccount, until: Any) -> None:
-    """The SCA login the service confirmed (until `until`), or None: it asked for one again."""
-    account.sca_session_until = until
-    account.save(update_fields=["sca_session_until"])
 
 
 def phone_words(number: str | None) -> str:
@@ -177,8 +196,8 @@ def sca_context(request: HttpRequest, quote: Quote) -> dict[str, Any]:
             "expires_at": challenge.expires_at,
             "challenge_id": challenge.id,
             "wait": resend_wait(request, challenge.id) if sms else 0,
+            "confirm_first": not login_known_fresh(request),
             "phone": phone_words(phone),
-            "login_needed": account is not None and login_needed(account),
         },
         "form": CodeForm(),
     }

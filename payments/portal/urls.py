@@ -12,6 +12,11 @@ urlpatterns = [
     path("quotes/<str:quote_id>/", views.quote_confirm_view, name="quote-confirm"),
     path("quotes/<str:quote_id>/requote/", views.quote_requote_view, name="quote-requote"),
     path("transactions/<str:transaction_id>/", views.transaction_status_view, name="transaction-status"),
+    path(
+        "transactions/<str:transaction_id>/receipt/",
+        views.transaction_receipt_view,
+        name="transaction-receipt",
+    ),
     # Strong Customer Authentication: a payment's approval steps, the SCA login, the payment passkey.
     path("quotes/<str:quote_id>/authorize/", sca.quote_authorize_view, name="quote-authorize"),
     path(

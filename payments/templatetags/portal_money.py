@@ -1,21 +1,20 @@
-"""Template filters of the portal's money pages. Currencies come from the service's answers (their
-`decimals`), never from the service's own tables."""
+"""Template filters of the portal's money pages (the rules live in `payments.portal.money`).
+Currencies come from the service's answers (their `decimals`), never from the service's own tables."""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from django import template
 
-from payments.portal.money import FAILURE_SENTENCES, STATUS_NAMES, amount_text
+from payments.portal.money import amount_text, failure_words, status_badge_tone, status_words
 
 register = template.Library()
 
 
 @register.filter
 def money(amount: int | None, currency: Any) -> str:
-    """`{{ quote.total_sending_amount|money:quote.sending_currency }}` → `10.000000 USDC`."""
+    """`{{ quote.total_sending_amount|money:quote.sending_currency }}` → `10.00 USDC`."""
     return amount_text(amount, currency)
 
 
@@ -28,29 +27,24 @@ def money_of(value: Any) -> str:
 
 
 @register.filter
-def rate(value: Decimal | None) -> str:
-    return "—" if value is None else f"{value.normalize():f}"
+def countdown(seconds: int) -> str:
+    """`125` → `2:05`."""
+    seconds = max(0, int(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
 
 
 @register.filter
-def status_name(status: str | None) -> str:
-    """`PENDING_AUTHORIZATION` → `Waiting for your approval`; an unknown status (the set is open) as
-    words: `ON_HOLD` → `On hold`."""
-    if not status:
-        return "Unknown"
-    known = STATUS_NAMES.get(status)
-    return known[0] if known else status.replace("_", " ").capitalize()
+def status_name(status: str | None, direction: str | None = None) -> str:
+    """`{{ t.status|status_name:t.type }}` → `Delivered` (`Received` for an INCOMING payment)."""
+    return status_words(status, direction)
 
 
 @register.filter
 def status_tone(status: str | None) -> str:
     """The badge tone of a status: `{{ t.status|status_tone }}` → `success`."""
-    known = STATUS_NAMES.get(status or "")
-    return known[1] if known else "neutral"
+    return status_badge_tone(status)
 
 
 @register.filter
 def failure_sentence(reason: str | None) -> str:
-    if not reason:
-        return "The payment failed."
-    return FAILURE_SENTENCES.get(reason, "The payment failed.")
+    return failure_words(reason)

@@ -72,9 +72,9 @@ CASES = [
         lambda c: Load("GET", "/api/2025-10-13/config", headers=basic_auth(c)),
         target=0.6,
     ),
-    # The one stamped request wrk can repeat: the identical re-send of a completed signed retry.
+    # The one stamped request wrk can repeat: the identical re-send of a signed retry still PROCESSING.
     Case(
-        "signed-retry re-send (PATCH internal account)",
+        "signed-retry re-send while PROCESSING (PATCH internal account)",
         "floor: ORM read",
         _wallets("replay_load"),
         target=0.3,

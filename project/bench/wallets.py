@@ -10,9 +10,10 @@ What can be measured how:
 - The stamp check itself (`stamp_verify`) and the seam payments will call on every stamped quote
   execute (`wallet_stamp_verify`: stamp plus active-session lookup) are measured in process
   against a raw P-256 verify with an already parsed key.
-- Over HTTP, the stamped request that is safe to repeat is the identical re-send of a completed
-  signed retry (what integrators loop on after 200 PROCESSING): it replays the recorded outcome
-  and, by design, does not verify the stamp again (`replay_load`).
+- Over HTTP, the stamped request that is safe to repeat is the identical re-send of a signed retry
+  that is still PROCESSING (what integrators loop on): it answers 200 PROCESSING and, by design,
+  does not verify the stamp again (`replay_load`). A re-send after the outcome was delivered is a
+  401 (the `Request-Id` is spent), so the case keeps its request processing.
 """
 
 from __future__ import annotations
@@ -149,9 +150,7 @@ def otp_retry_leg(creds: dict) -> Callable[[], object]:
             platform=account.platform,
             kind=SignedRequest.Kind.OTP_VERIFY,
             target=credential.public_id,
-            body=body,
-            signature=stamp,
-            request_id=request_id,
+            attempt=signed_retry.Attempt(body=body, signature=stamp, request_id=request_id),
         )
         if outcome.status != 200:  # a failing retry would measure the wrong thing
             raise RuntimeError(f"OTP retry answered {outcome.status}: {outcome.body}")
@@ -163,10 +162,15 @@ def otp_retry_leg(creds: dict) -> Callable[[], object]:
 
 
 def replay_load(creds: dict):
-    """PATCH /internal-accounts/{id} re-sent identically after its signed retry completed."""
+    """PATCH /internal-accounts/{id} re-sent identically while its signed retry is PROCESSING (the
+    sandbox's slow wallet, its settlement pushed a day out so that every re-send finds it pending)."""
+    import datetime as dt
+
+    from payments import clock
     from payments.client import wallet_crypto as client
     from project.bench.cases import Load, basic_auth
     from wallets import signed_retry
+    from wallets.models import SignedRequest
     from wallets.privacy import wallet_update
 
     account, private_key_hex = _wallet_with_session(creds)
@@ -175,21 +179,20 @@ def replay_load(creds: dict):
         platform=account.platform,
         account_id=account.public_id,
         changes=changes,
-        signature=None,
-        request_id=None,
-        simulate_slow=False,
+        attempt=signed_retry.Attempt(body=changes),
     )
     stamp = client.stamp(challenge.request.payload_to_sign, private_key_hex)
     outcome = signed_retry.retry_complete(
         platform=account.platform,
         kind=challenge.request.kind,
         target=account.public_id,
-        body=changes,
-        signature=stamp,
-        request_id=challenge.request.public_id,
+        attempt=signed_retry.Attempt(
+            body=changes, signature=stamp, request_id=challenge.request.public_id, simulate_slow=True
+        ),
     )
-    if outcome.status != 200:
-        raise RuntimeError(f"privacy update answered {outcome.status}: {outcome.body}")
+    if not isinstance(outcome, signed_retry.Processing):
+        raise RuntimeError(f"privacy update answered {outcome}, not PROCESSING")
+    SignedRequest.objects.filter(pk=challenge.request.pk).update(settle_at=clock.now() + dt.timedelta(days=1))
     headers = {
         **basic_auth(creds),
         "Content-Type": "application/json",

@@ -12,6 +12,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from project.csp import allow_form_redirect
 from project.dev_oidc import keys
 from project.dev_oidc.server import SCOPES, DevUser, authorization_server, issuer
 
@@ -86,11 +87,13 @@ def authorize_view(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         user = DevUser(form.cleaned_data["email"])
         return server.create_authorization_response(request, grant_user=user, grant=grant)
-    return render(
+    response = render(
         request,
         "dev_oidc/login.html",
         {"form": form, "client_id": grant.client.get_client_id(), "scope": grant.request.scope or ""},
     )
+    # The form's post is answered with a redirect to the client's (validated) redirect URI.
+    return allow_form_redirect(response, grant.redirect_uri)
 
 
 @csrf_exempt  # a back-channel call authenticated by the client's secret, not a browser form

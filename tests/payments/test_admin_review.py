@@ -66,6 +66,7 @@ def test_approve_goes_through_the_state_machine_and_is_audited(reviewer, pending
     assert b'name="decision" value="approve"' in page.content
     response = _review(reviewer, pending, "approve")
     assert response.status_code == 302
+    assert [str(m) for m in response.wsgi_request._messages] == [f"{pending} approved."]
     pending.refresh_from_db()
     assert pending.status == "APPROVED"
     change = pending.status_changes.last()
@@ -138,8 +139,34 @@ def test_bulk_actions_ask_for_a_reason(reviewer, api, pending):
         {"action": "reject_selected", "_selected_action": selected, "apply": "1", "reason": "sanctions hit"},
     )
     assert done.status_code == 302
+    assert [str(m) for m in done.wsgi_request._messages] == ["2 customers rejected."]
     assert set(Customer.objects.filter(pk__in=selected).values_list("status", flat=True)) == {"REJECTED"}
     assert CustomerStatusChange.objects.filter(to_status="REJECTED", reason="sanctions hit").count() == 2
+
+
+def test_bulk_messages_count_in_words(reviewer, api, pending):
+    url = reverse("admin:payments_customer_changelist")
+
+    def messages(decision: str) -> list[str]:
+        data = {
+            "action": f"{decision}_selected",
+            "_selected_action": [pending.pk],
+            "apply": "1",
+            "reason": "x",
+        }
+        return [str(m) for m in reviewer.post(url, data, follow=True).context["messages"]]
+
+    assert messages("approve") == ["1 customer approved."]
+    refused = messages("reject")  # an approved customer cannot be rejected: no "0 customers rejected."
+    assert len(refused) == 1 and "cannot move to REJECTED" in refused[0]
+
+
+def test_the_customer_page_shows_addresses_and_currencies_as_text(viewer, api):
+    body = create(api, individual("Ada Reader", address={**individual()["address"], "line2": "Suite <5>"}))
+    html = viewer.get(_change_url(Customer.objects.get(pk=body["id"].split(":")[1]))).content.decode()
+    assert "<address>1 Main Street<br>Suite &lt;5&gt;<br>San Francisco, CA 94105<br>US<br></address>" in html
+    assert '"line1"' not in html and '["USD"]' not in html
+    assert '<div class="readonly">USD</div>' in html
 
 
 def test_queue_filter_and_search(viewer, api, pending):

@@ -248,8 +248,8 @@ def test_contact_changes_go_through_the_wallet_hook(api, monkeypatch):
     calls = []
     challenge = {"payloadToSign": "{}", "requestId": "Request:x", "expiresAt": "2030-01-01T00:00:00Z"}
 
-    def guard(*, customer, changes, wallet_signature, request_id):
-        calls.append((customer.email, changes.get("email"), wallet_signature, request_id))
+    def guard(*, customer, changes, body, wallet_signature, request_id):
+        calls.append((customer.email, changes.get("email"), body, wallet_signature, request_id))
         return challenge
 
     monkeypatch.setattr(customers, "contact_change_guard", guard)
@@ -261,14 +261,20 @@ def test_contact_changes_go_through_the_wallet_hook(api, monkeypatch):
     )
     assert response.status_code == 202
     assert response.json() == challenge
-    assert calls == [("old@example.com", "new@example.com", "stamp", "Request:1")]
+    body = {"customerType": "INDIVIDUAL", "email": "new@example.com"}
+    assert calls == [("old@example.com", "new@example.com", body, "stamp", "Request:1")]
     assert Customer.objects.get().email == "old@example.com"
-    # Not consulted when the contact details do not change.
+    # Not consulted when the contact details do not change and no signed-retry header is sent.
     response = api.patch(
         f"/customers/{mine['id']}", {"customerType": "INDIVIDUAL", "email": "old@example.com"}
     )
     assert response.status_code == 200
     assert len(calls) == 1
+    # A signed-retry header makes it the retry of a contact change, whatever the body changes.
+    response = api.patch(
+        f"/customers/{mine['id']}", {"customerType": "INDIVIDUAL"}, HTTP_REQUEST_ID="Request:1"
+    )
+    assert response.status_code == 202 and len(calls) == 2
 
 
 def test_contact_change_without_wallet_credentials_applies_at_once(api):

@@ -12,8 +12,8 @@ import pytest
 
 from payments import clock
 from payments.models import Customer
+from tests.payments.portal_money_support import funded, quote_page
 from tests.payments.sca_support import EU_ADDRESS, PHONE, SANDBOX_SCA_CODE, options_challenge, webauthn_json
-from tests.payments.test_portal_money import funded, quote_page
 from tests.wallets.soft_authenticator import SoftAuthenticator
 from wallets.portal.models import PortalAccount
 
@@ -60,22 +60,16 @@ def test_each_approval_step_after_the_sca_login_then_the_live_status(portal_plat
     url = held(browser)
     page = re.sub(r"\s+", " ", browser.get(url).content.decode())
     assert "Step 1: <span data-sca-title>Approve the currency conversion</span>" in page
-    assert 'data-sca-factor="SMS_OTP"' in page and "Confirm and send" not in page
-    # Said before Approve: the SCA login comes first, and the step's code waits for it.
-    assert "First, confirm it’s you: payments ask for this once every 180 days." in page
-    assert "with the code we sent by text message to ··56 78" in page
-    assert f'href="/payment-security/confirm/?next={url.replace(":", "%3A")}"' in page
-    assert 'data-code-boxes="6"' not in page and ">Approve</button>" not in page
+    assert 'data-sca-factor="SMS_OTP"' in page and 'data-code-boxes="6"' in page
+    assert "We sent a 6-digit code by text message to ··56 78." in page
+    assert "Confirm and send" not in page and "does not support" not in page
+    assert re.search(r"Send a new code</button> ?<span[^>]*>You can ask for a new code in \d+ seconds", page)
 
     authorize = url + "authorize/"
-    needs_login = browser.post(authorize, {"code": SANDBOX_SCA_CODE})  # a form from before: same answer
+    needs_login = browser.post(authorize, {"code": SANDBOX_SCA_CODE})
     assert needs_login.status_code == 302
     assert needs_login["Location"] == f"/payment-security/confirm/?next={url}"
     sca_login(browser, url)
-    page = re.sub(r"\s+", " ", browser.get(url).content.decode())
-    assert "confirm it’s you" not in page and 'data-code-boxes="6"' in page
-    assert "We sent a 6-digit code by text message to ··56 78." in page
-    assert re.search(r"Send a new code</button> ?<span[^>]*>You can ask for a new code in \d+ seconds", page)
 
     wrong = browser.post(authorize, {"code": "000000"})
     assert (
@@ -259,3 +253,21 @@ def test_factor_names_say_which_device_holds_the_passkey(portal_platform, settin
     elsewhere = browser.client.cookies.pop("portal_sca_passkey")
     assert elsewhere is not None
     assert "Passkey on Chrome on Mac" in _plain(browser.get("/payment-security/"))
+
+
+def test_confirm_its_you_is_said_before_approve_is_pressed(portal_platform):
+    browser = eu_person("told@example.com")
+    url = quote_page(browser, EUR_SEND)
+    before = browser.get(url).content.decode()
+    notice = re.search(r'<div class="alert alert-info" data-approval>(.*?)</div>', before, re.S).group(1)
+    assert (
+        "After you confirm, approve this payment" in notice and "with a code we text to your phone" in notice
+    )
+    assert "we will ask you to do that first" in notice
+    step = browser.post(url).content.decode()
+    assert "data-confirm-first" in step and "Approving may first ask you to confirm it’s you" in step
+    # Once this browser saw the SCA login through, the steps do not warn of it any more.
+    sca_login(browser, url)
+    assert "data-confirm-first" not in browser.get(url).content.decode()
+    fresh = quote_page(browser, EUR_SEND)
+    assert "we will ask you to do that first" not in browser.get(fresh).content.decode()

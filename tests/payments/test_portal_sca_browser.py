@@ -48,23 +48,21 @@ def test_eu_send_cross_currency_two_sca_steps_completed(
 
     page.goto(site_url + "/home/")
     page.get_by_role("button", name="Add test funds (100 USDC)").click()
-    expect(page.locator("[data-balance=USDC]")).to_have_text("100.000000 USDC")
+    expect(page.locator("[data-balance=USDC]")).to_have_text("100.00\xa0USDC")
     page.get_by_role("link", name="Send money", exact=True).click()
-    page.check("input[name=destination][value=bank]")
     page.select_option("#id_bank_type", "EUR_ACCOUNT")
     page.fill("#id_iban", "DE89 3704 0044 0532 0130 00")
     page.fill("#id_beneficiary_name", "Hans Muster")
     page.fill("#id_beneficiary_country", "DE")
     page.fill("#id_amount", "20")
-    page.get_by_role("button", name="Get a quote").click()
+    page.get_by_role("button", name="Continue").click()
     page.wait_for_url("**/quotes/Quote:*/")
     quote_url = page.url
     page.get_by_role("button", name="Confirm and send").click()
 
-    # Step 1 says first that the service wants an SCA login (a code by text message here).
+    # Step 1 asks for the passkey; the service first wants an SCA login (code by text message).
     expect(page.locator("[data-sca-title]")).to_have_text("Approve the currency conversion")
-    expect(page.locator("#sca-confirm-first")).to_contain_text("First, confirm it’s you")
-    page.get_by_role("link", name="Confirm it’s you").click()
+    page.get_by_role("button", name="Approve with your passkey").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Confirm it’s you")
     page.get_by_role("button", name="Text me a code").click()
     page.wait_for_url("**/payment-security/confirm/code/")
@@ -88,16 +86,15 @@ def test_eu_send_cross_currency_two_sca_steps_completed(
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_eu_person_adds_a_phone_then_approves_with_a_text_code(browser, site_url, portal_platform, width):
+    from tests.payments.test_portal_money_browser import _send_to_us_account
     from tests.payments.test_portal_sca import eu_person_without_phone
-    from tests.portal_pages import open_as
+    from tests.portal_pages import Visit, open_as
 
     person = eu_person_without_phone(f"text-{width}@example.com")
     context = browser.new_context(viewport={"width": width, "height": 900}, is_mobile=width < 500)
     context.set_default_timeout(15_000)
     page = context.new_page()
     try:
-        from tests.portal_pages import Visit
-
         open_as(page, site_url, Visit("payment-security", "/payment-security/", person))
         expect(page.locator("[data-no-factor]")).to_be_visible()
         assert_page_quality(page)
@@ -108,22 +105,20 @@ def test_eu_person_adds_a_phone_then_approves_with_a_text_code(browser, site_url
         expect(page.locator("[data-factor=SMS_OTP]")).to_have_text("Text message to ··56 78")
         assert_page_quality(page)
 
-        page.goto(site_url + "/send/")
-        page.check("input[name=destination][value=bank]")
-        page.select_option("#id_bank_type", "USD_ACCOUNT")
-        page.fill("#id_account_number", "123456789")
-        page.fill("#id_routing_number", "021000021")
-        page.fill("#id_beneficiary_name", "John Doe")
-        page.fill("#id_amount", "10")
-        page.get_by_role("button", name="Get a quote").click()
-        page.wait_for_url("**/quotes/Quote:*/")
+        _send_to_us_account(page, site_url, "123456789", "10")
         quote_url = page.url
         page.get_by_role("button", name="Confirm and send").click()
 
-        expect(page.locator("#sca-confirm-first")).to_contain_text("to ··56 78")
+        # Said before Approve: confirming it's you may come first; the step's code went to ··56 78.
+        expect(page.locator("[data-confirm-first]")).to_contain_text("confirm it’s you")
+        expect(page.locator(".sca-step")).to_contain_text(
+            "We sent a 6-digit code by text message to ··56 78."
+        )
         assert_page_quality(page)
-        page.get_by_role("link", name="Confirm it’s you").click()
+        _type_code(page, SANDBOX_SCA_CODE)
+        page.get_by_role("button", name="Approve", exact=True).click()
         expect(page.get_by_role("heading", level=1)).to_have_text("Confirm it’s you")
+        expect(page.locator("main")).to_contain_text("ending ··56 78")
         assert_page_quality(page)
         page.get_by_role("button", name="Text me a code").click()
         page.wait_for_url("**/payment-security/confirm/code/")
@@ -131,11 +126,9 @@ def test_eu_person_adds_a_phone_then_approves_with_a_text_code(browser, site_url
         _type_code(page, SANDBOX_SCA_CODE)
         page.get_by_role("button", name="Confirm", exact=True).click()
         page.wait_for_url(quote_url)
-        expect(page.locator(".sca-step")).to_contain_text(
-            "We sent a 6-digit code by text message to ··56 78."
-        )
+        expect(page.locator("[data-confirm-first]")).to_have_count(0)
         assert_page_quality(page)
-        _type_code(page, SANDBOX_SCA_CODE)
+        _type_code(page, SANDBOX_SCA_CODE)  # the step's code still works
         page.get_by_role("button", name="Approve", exact=True).click()
         expect(page.locator("[data-sca-title]")).to_have_text("Approve the payout")  # USDC to USD: two steps
         _type_code(page, SANDBOX_SCA_CODE)

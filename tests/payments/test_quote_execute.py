@@ -73,7 +73,7 @@ def test_another_key_or_no_key_on_an_executed_quote_is_a_409(api, quote):
     other = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="pay-2")
     assert other.status_code == 409
     assert other.json()["code"] == "CONFLICT"
-    assert "already executed with another Idempotency-Key" in other.json()["message"]
+    assert "was already executed" in other.json()["message"]
     assert _execute(api, quote).status_code == 409
     assert LedgerJournal.objects.filter(kind="DEBIT").count() == 1
 
@@ -95,7 +95,7 @@ def test_just_before_expiry_still_executes(api, quote):
     assert _execute(api, quote).status_code == 200
 
 
-def test_insufficient_funds_changes_nothing_and_can_be_retried(api):
+def test_insufficient_funds_changes_nothing_and_can_be_retried_with_a_new_key(api):
     customer, _ = consenting_customer(api.platform)
     source = funded_account(customer, 5_000)
     payee = usd_external(api.platform, customer)
@@ -104,7 +104,10 @@ def test_insufficient_funds_changes_nothing_and_can_be_retried(api):
     assert response.status_code == 400 and response.json()["code"] == "INSUFFICIENT_FUNDS"
     assert api.get(f"/quotes/{quote['id']}").json()["status"] == "PENDING"
     fund(source, 5_000)
-    assert _execute(api, quote, HTTP_IDEMPOTENCY_KEY="try").status_code == 200
+    # The key's answer is kept (as a declined card's is): the same key replays the refusal.
+    replay = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="try")
+    assert (replay.status_code, replay.content) == (400, response.content)
+    assert _execute(api, quote, HTTP_IDEMPOTENCY_KEY="try-again").status_code == 200
     assert account_balance(source) == 0
 
 

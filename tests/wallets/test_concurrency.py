@@ -1,12 +1,12 @@
 """Concurrent signed retries on PostgreSQL: one operation, whatever the number of identical requests.
 
-Policy: the first retry to lock the request row performs the operation; every identical retry (same
-body, same signature header, same Request-Id) then gets that recorded outcome, so all twenty answer
-201 with the same credential. A different retry on a used Request-Id would get 401.
+Policy: the first retry to lock the request row performs the operation and its answer delivers the
+outcome; every other retry naming the Request-Id, identical or not, then finds it spent: 401.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -14,6 +14,7 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
+from payments import clock
 from payments.client import wallet_crypto as client
 from tests.conftest import API, basic
 from tests.wallets.conftest import wallet_for
@@ -40,7 +41,7 @@ def _send_all(api, method: str, path: str, body, header_sets: list[dict]) -> lis
         return list(pool.map(send, header_sets))
 
 
-def test_the_same_signed_retry_twenty_times_creates_one_credential(api):
+def test_the_same_signed_retry_twenty_times_creates_one_credential_and_answers_once(api):
     wallet = wallet_for(api, phone_number="+14155550123")
     tek, _ = wallet.otp_login()
     body = {"type": "SMS_OTP", "accountId": wallet.account_id}
@@ -50,8 +51,9 @@ def test_the_same_signed_retry_twenty_times_creates_one_credential(api):
         "HTTP_REQUEST_ID": challenge["requestId"],
     }
     responses = _send_all(api, "post", "/auth/credentials", body, [headers] * THREADS)
-    assert [r.status_code for r in responses] == [201] * THREADS, [r.content for r in responses]
-    assert len({r.json()["id"] for r in responses}) == 1
+    statuses = sorted(r.status_code for r in responses)
+    assert statuses == [201] + [401] * (THREADS - 1), [r.content for r in responses]
+    assert {r.json()["code"] for r in responses if r.status_code == 401} == {"UNAUTHORIZED"}
     assert AuthCredential.objects.filter(account=wallet.account, type="SMS_OTP").count() == 1
 
 
@@ -121,3 +123,21 @@ def test_concurrent_revocations_never_remove_the_last_credential(api):
         responses = list(pool.map(revoke, plans))
     assert AuthCredential.objects.filter(account=wallet.account, revoked_at__isnull=True).count() == 1
     assert sorted(r.status_code for r in responses) in ([204, 400], [204, 401])
+
+
+def test_concurrent_re_sends_of_a_settled_operation_deliver_its_outcome_once(api):
+    wallet = wallet_for(api, phone_number="+14155550123")
+    tek, _ = wallet.otp_login()
+    body = {"type": "SMS_OTP", "accountId": wallet.account_id}
+    challenge = api.post("/auth/credentials", body).json()
+    headers = {
+        "HTTP_SERVICE_WALLET_SIGNATURE": client.stamp(challenge["payloadToSign"], tek.private_key_hex),
+        "HTTP_REQUEST_ID": challenge["requestId"],
+    }
+    slow = api.post("/auth/credentials", body, **headers, HTTP_SERVICE_SANDBOX_SIMULATE="slow-wallet")
+    assert slow.json()["status"] == "PROCESSING"
+    clock.advance(dt.timedelta(seconds=6))  # due: the first re-send to lock it settles and collects it
+    responses = _send_all(api, "post", "/auth/credentials", body, [headers] * THREADS)
+    statuses = sorted(r.status_code for r in responses)
+    assert statuses == [201] + [401] * (THREADS - 1), [r.content for r in responses]
+    assert AuthCredential.objects.filter(account=wallet.account, type="SMS_OTP").count() == 1

@@ -79,7 +79,7 @@ def test_the_secret_is_stored_sealed_and_never_in_the_response_log(wallet: Walle
     # Delivered once: an identical re-send gets no second copy.
     again = wallet.api.post(_path(wallet), body, **headers)
     assert (again.status_code, again.json()["code"]) == (401, "UNAUTHORIZED")
-    assert "returned once" in again.json()["message"]
+    assert "already used" in again.json()["message"]
 
 
 def test_export_needs_an_uncompressed_key_and_the_same_key_on_the_retry(wallet: Wallet):

@@ -9,7 +9,7 @@ import pytest
 from payments.client import wallet_crypto as client
 from tests.wallets.conftest import Wallet
 from tests.wallets.soft_authenticator import SoftAuthenticator, b64url
-from wallets.models import AuthCredential
+from wallets.models import AuthCredential, AuthSession
 
 pytestmark = pytest.mark.django_db
 
@@ -167,11 +167,12 @@ def test_verify_needs_the_request_id_once(wallet: Wallet, authenticator):
     assert (response.status_code, response.json()["code"]) == (401, "REQUEST_ID_MISSING")
     first = _verify(wallet, passkey["id"], assertion, challenge["requestId"])
     assert first.status_code == 200
-    replay = _verify(wallet, passkey["id"], assertion, challenge["requestId"])
-    assert replay.json() == first.json()  # the identical re-send gets the same session, not a new one
-    fresh = authenticator.assert_(challenge["challenge"], passkey["credentialId"])
-    response = _verify(wallet, passkey["id"], fresh, challenge["requestId"])
-    assert (response.status_code, response.json()["code"]) == (401, "UNAUTHORIZED")
+    # The session was delivered: the requestId is spent, for the identical request and any other.
+    for again in (assertion, authenticator.assert_(challenge["challenge"], passkey["credentialId"])):
+        response = _verify(wallet, passkey["id"], again, challenge["requestId"])
+        assert (response.status_code, response.json()["code"]) == (401, "UNAUTHORIZED")
+        assert "already used" in response.json()["message"]
+    assert AuthSession.objects.filter(credential__type="PASSKEY").count() == 1
 
 
 def test_assertion_checks(wallet: Wallet, authenticator):

@@ -35,15 +35,14 @@ def test_signup_records_consent_and_opens_the_wallet(portal_platform):
     assert b"jane@example.com" in browser.get("/").content
 
 
-def test_a_pending_identity_check_offers_the_hosted_onboarding(portal_platform):
+def test_an_identity_check_in_review_asks_for_nothing_more(portal_platform):
     browser = PortalBrowser()
     browser.signup("kit@example.com", "Kit Doe 001")  # sandbox: PENDING
     account = PortalAccount.objects.get()
     assert account.wallet_account_id == ""
     status = browser.get("/signup/status/").content.decode()
-    assert "Identity check: in review" in status and "Verify my identity" in status
-    hosted = browser.post("/signup/verify/")
-    assert hosted.status_code == 302 and "/onboarding/" in hosted["Location"]
+    assert "Identity check: in review" in status and "nothing more to do" in status
+    assert "Verify my identity" not in status and "please verify your identity" not in status
 
     # No wallet yet: signing in looks like it does for anyone, and no code can work.
     other = PortalBrowser()

@@ -307,23 +307,27 @@ def test_expired_request_id_is_unauthorized(logged_in):
     assert "expired" in body["message"]
 
 
-def test_request_id_is_single_use_and_an_identical_resend_replays_the_outcome(logged_in):
+def test_a_request_id_is_spent_once_its_outcome_was_delivered(logged_in):
     wallet, tek, _ = logged_in
     challenge = _challenge(wallet)
     stamp = client.stamp(challenge["payloadToSign"], tek.private_key_hex)
     first = _retry(wallet, challenge, signature=stamp, request_id=challenge["requestId"])
     assert first.status_code == 200
-    again = _retry(wallet, challenge, signature=stamp, request_id=challenge["requestId"])
-    assert (again.status_code, again.json()) == (200, first.json())  # the same outcome, not a second update
     restamped = client.stamp(challenge["payloadToSign"], tek.private_key_hex)  # ECDSA: a new signature
-    body = _error(
-        _retry(wallet, challenge, signature=restamped, request_id=challenge["requestId"]), 401, "UNAUTHORIZED"
-    )
-    assert "already been used" in body["message"]
-    other_body = _retry(
-        wallet, challenge, signature=stamp, request_id=challenge["requestId"], body={"privateEnabled": False}
-    )
-    _error(other_body, 401, "UNAUTHORIZED")
+    for signature, body in [
+        (stamp, None),  # the identical request
+        (restamped, None),
+        (stamp, {"privateEnabled": False}),
+        (stamp, {"privateEnabled": True, "extra": 1}),
+    ]:
+        response = _retry(
+            wallet, challenge, signature=signature, request_id=challenge["requestId"], body=body
+        )
+        assert "already used" in _error(response, 401, "UNAUTHORIZED")["message"]
+    wallet.account.refresh_from_db()
+    assert wallet.account.private_enabled is True
+    stored = SignedRequest.objects.get(pk=challenge["requestId"].split(":", 1)[1])
+    assert stored.delivered_at is not None
 
 
 def test_failed_checks_consume_nothing(logged_in):
@@ -373,9 +377,7 @@ def _domain_retry(wallet: Wallet, challenge: dict, *, body, signature: str, requ
         platform=wallet.api.platform,
         kind=SignedRequest.Kind.WALLET_UPDATE,
         target=wallet.account_id,
-        body=body,
-        signature=signature,
-        request_id=request_id,
+        attempt=signed_retry.Attempt(body=body, signature=signature, request_id=request_id),
     )
 
 

@@ -14,7 +14,7 @@ from wallets.api.common import (
     UNCOMPRESSED_KEY_PATTERN,
     client_key_field,
     render,
-    signed_retry_headers,
+    signed_retry_attempt,
 )
 from wallets.export import wallet_export
 from wallets.privacy import wallet_update
@@ -49,14 +49,12 @@ class InternalAccountUpdateApi(APIView):
         tags=TAGS,
     )
     def patch(self, request: Request, id: str) -> Response:
-        changes = parse_body(InternalAccountUpdateRequestSerializer, request.data)
+        attempt = signed_retry_attempt(request)
+        changes = (
+            parse_body(InternalAccountUpdateRequestSerializer, attempt.body) if attempt.first_leg else None
+        )
         return render(
-            wallet_update(
-                platform=request.auth.platform,
-                account_id=id,
-                changes=dict(changes),
-                **signed_retry_headers(request),
-            )
+            wallet_update(platform=request.auth.platform, account_id=id, changes=changes, attempt=attempt)
         )
 
 
@@ -72,12 +70,13 @@ class InternalAccountExportApi(APIView):
         tags=TAGS,
     )
     def post(self, request: Request, id: str) -> Response:
-        data = parse_body(InternalAccountExportRequestSerializer, request.data)
+        attempt = signed_retry_attempt(request)
+        data = parse_body(InternalAccountExportRequestSerializer, attempt.body) if attempt.first_leg else None
         return render(
             wallet_export(
                 platform=request.auth.platform,
                 account_id=id,
-                client_public_key=data["clientPublicKey"],
-                **signed_retry_headers(request),
+                client_public_key=data and data["clientPublicKey"],
+                attempt=attempt,
             )
         )

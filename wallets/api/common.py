@@ -1,4 +1,4 @@
-"""What every wallet view shares: the signed-retry headers, the sandbox switch, rendering results."""
+"""What every wallet view shares: the signed-retry attempt (body, headers, sandbox switch), rendering results."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from payments.api.parsing import ApiSerializer, parse_body
+from payments.api.parsing import ApiSerializer, parse_body, request_json
 from wallets.crypto import InvalidKey, public_key_from_hex
-from wallets.signed_retry import Challenge, Outcome, Processing
+from wallets.signed_retry import Attempt, Challenge, Outcome, Processing
 from wallets.wire import WalletOperationProcessingSerializer
 
 SIMULATE_HEADER = "Service-Sandbox-Simulate"
@@ -48,14 +48,17 @@ CLIENT_PUBLIC_KEY_PATTERN = r"^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$"
 UNCOMPRESSED_KEY_PATTERN = r"^04[0-9a-fA-F]{128}$"
 
 
-def signed_retry_headers(request: Request) -> dict[str, Any]:
-    """Keyword arguments for the domain functions: the two headers and the sandbox switch."""
+def signed_retry_attempt(request: Request) -> Attempt:
+    """The request as the signed-retry engine sees it: the whole JSON body as sent (never parsed
+    fields: the retry's body must be the first leg's, every key of it), the two headers and the
+    sandbox switch. Parse the body only when `attempt.first_leg`."""
     simulate = request.headers.get(SIMULATE_HEADER, "").strip().lower()
-    return {
-        "signature": request.headers.get("Service-Wallet-Signature") or None,
-        "request_id": request.headers.get("Request-Id") or None,
-        "simulate_slow": settings.SANDBOX and simulate == SLOW_WALLET,
-    }
+    return Attempt(
+        body=request_json(request),
+        signature=request.headers.get("Service-Wallet-Signature") or None,
+        request_id=request.headers.get("Request-Id") or None,
+        simulate_slow=settings.SANDBOX and simulate == SLOW_WALLET,
+    )
 
 
 def render(result: Challenge | Outcome | Processing) -> Response:
@@ -90,9 +93,3 @@ def parse_typed(by_type: dict[str, type[serializers.Serializer]], data: Any) -> 
 
     kind = parse_body(TypeOnly, data)["type"]
     return dict(parse_body(by_type[kind], data))
-
-
-def raw_body(request: Request) -> Any:
-    """The JSON the client sent (what signed retries bind); an absent body counts as `{}`."""
-    data = request.data
-    return {} if data is None or (hasattr(data, "dict") and not data) else data

@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.parsing import ApiSerializer, parse_body, parse_query
+from payments.api.parsing import ApiSerializer, parse_body, parse_query, request_json
 from payments.errors import FieldError, InvalidInput
 from wallets.api.common import (
     PROCESSING_RESPONSE,
@@ -15,9 +15,8 @@ from wallets.api.common import (
     TAGS,
     client_key_field,
     parse_typed,
-    raw_body,
     render,
-    signed_retry_headers,
+    signed_retry_attempt,
 )
 from wallets.credentials import (
     credential_challenge,
@@ -118,15 +117,9 @@ class CredentialListCreateApi(APIView):
         tags=TAGS,
     )
     def post(self, request: Request) -> Response:
-        data = parse_typed(CREATE_SERIALIZERS, request.data)
-        return render(
-            credential_create(
-                platform=request.auth.platform,
-                data=data,
-                body=raw_body(request),
-                **signed_retry_headers(request),
-            )
-        )
+        attempt = signed_retry_attempt(request)
+        data = parse_typed(CREATE_SERIALIZERS, attempt.body) if attempt.first_leg else None
+        return render(credential_create(platform=request.auth.platform, data=data, attempt=attempt))
 
     @extend_schema(
         operation_id="listAuthCredentials",
@@ -149,7 +142,7 @@ class CredentialDetailApi(APIView):
     def delete(self, request: Request, id: str) -> Response:
         return render(
             credential_revoke(
-                platform=request.auth.platform, credential_id=id, **signed_retry_headers(request)
+                platform=request.auth.platform, credential_id=id, attempt=signed_retry_attempt(request)
             )
         )
 
@@ -183,7 +176,7 @@ class CredentialChallengeApi(APIView):
         tags=TAGS,
     )
     def post(self, request: Request, id: str) -> Response:
-        data = parse_body(AuthCredentialChallengeRequestSerializer, raw_body(request))
+        data = parse_body(AuthCredentialChallengeRequestSerializer, request_json(request))
         body = credential_challenge(
             platform=request.auth.platform, credential_id=id, client_public_key=data.get("clientPublicKey")
         )
@@ -253,13 +246,8 @@ class CredentialVerifyApi(APIView):
         tags=TAGS,
     )
     def post(self, request: Request, id: str) -> Response:
-        data = parse_typed(VERIFY_SERIALIZERS, request.data)
+        attempt = signed_retry_attempt(request)
+        data = parse_typed(VERIFY_SERIALIZERS, attempt.body) if attempt.first_leg else None
         return render(
-            credential_verify(
-                platform=request.auth.platform,
-                credential_id=id,
-                data=data,
-                body=raw_body(request),
-                **signed_retry_headers(request),
-            )
+            credential_verify(platform=request.auth.platform, credential_id=id, data=data, attempt=attempt)
         )

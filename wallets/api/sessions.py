@@ -16,7 +16,7 @@ from wallets.api.common import (
     TAGS,
     client_key_field,
     render,
-    signed_retry_headers,
+    signed_retry_attempt,
 )
 from wallets.api.credentials import CredentialListQuerySerializer, account_id_query
 from wallets.sessions import session_list, session_refresh, session_revoke
@@ -48,7 +48,9 @@ class SessionDetailApi(APIView):
     )
     def delete(self, request: Request, id: str) -> Response:
         return render(
-            session_revoke(platform=request.auth.platform, session_id=id, **signed_retry_headers(request))
+            session_revoke(
+                platform=request.auth.platform, session_id=id, attempt=signed_retry_attempt(request)
+            )
         )
 
 
@@ -69,13 +71,14 @@ class SessionRefreshApi(APIView):
         tags=TAGS,
     )
     def post(self, request: Request, id: str) -> Response:
-        data = parse_body(AuthSessionRefreshRequestSerializer, request.data)
+        attempt = signed_retry_attempt(request)
+        data = parse_body(AuthSessionRefreshRequestSerializer, attempt.body) if attempt.first_leg else None
         return render(
             session_refresh(
                 platform=request.auth.platform,
                 session_id=id,
-                client_public_key=data["clientPublicKey"],
-                **signed_retry_headers(request),
+                client_public_key=data and data["clientPublicKey"],
+                attempt=attempt,
             )
         )
 

@@ -16,7 +16,7 @@ from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from payments.client import ServiceClientError, ServiceError, ServiceUnavailable
+from payments.client import ServiceClientError, ServiceError
 from wallets.portal import wording
 
 log = logging.getLogger(__name__)
@@ -73,24 +73,21 @@ def no_store(response: HttpResponse) -> HttpResponse:
 
 def service_errors[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResponse]:
     """A service that cannot be reached (or a portal without credentials) becomes a page (or JSON)
-    saying so; service errors a view did not expect become the same page, in `wording.explain`'s words."""
+    saying so; service errors a view did not expect become the same page, in words
+    (`wording.explain`; the service's own message goes to the log)."""
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args: P.args, **kwargs: P.kwargs) -> HttpResponse:
         try:
             return view(request, *args, **kwargs)
-        except (ServiceUnavailable, ImproperlyConfigured) as exc:
-            log.warning("portal: service unavailable: %s", exc)
-            message = wording.UNREACHABLE
-            status = 503
+        except ImproperlyConfigured as exc:
+            log.warning("portal: not configured: %s", exc)
+            message, status = wording.UNREACHABLE, 503
         except ServiceError as exc:
             log.warning("portal: unexpected service answer %s %s", exc.status, exc.code)
-            message = wording.explain(exc)
-            status = 502
+            message, status = wording.explain(exc), 502
         except ServiceClientError as exc:
-            log.warning("portal: service client error: %s", type(exc).__name__)
-            message = wording.explain(exc)
-            status = 503
+            message, status = wording.explain(exc), 503
         if wants_json(request):
             return JsonResponse({"error": message}, status=status)
         return no_store(

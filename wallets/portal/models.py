@@ -19,9 +19,6 @@ class PortalAccount(models.Model):
     # Hex of the WebAuthn user id of this wallet's passkeys (`wallets.portal.passkeys.user_handle`):
     # a passkey picked from the browser's autofill names its account by it.
     passkey_user_handle = models.CharField(max_length=64, blank=True, db_index=True)
-    # Until when the customer's SCA login (payments' "confirm it's you", every 180 days) runs, as
-    # the service answered the last one done here: a payment's step asks for it before Approve.
-    sca_session_until = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(default=timezone.now, editable=False)
 
     def __str__(self) -> str:
