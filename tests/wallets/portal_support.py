@@ -90,7 +90,8 @@ class PortalBrowser:
             "/signup/", {"email": email, "full_name": full_name, "terms": "on", "terms_version": version}
         )
 
-    def start_code_login(self, email: str, method: str = ""):
+    def start_code_login(self, email: str, method: str = "email"):
+        """Sign-in with the code asked for (or another `method`; "" lets the portal choose)."""
         self.get("/login/")
         return self.post("/login/", {"email": email, "method": method})
 
