@@ -410,6 +410,15 @@ PORTAL_WEBAUTHN_RP_ID = os.environ.get("PORTAL_WEBAUTHN_RP_ID", WEBAUTHN_RP_ID)
 PORTAL_WEBAUTHN_RP_NAME = os.environ.get("PORTAL_WEBAUTHN_RP_NAME", WEBAUTHN_RP_NAME)
 PORTAL_REAUTH_SECONDS = env_int("PORTAL_REAUTH_SECONDS", default=300)  # a "fresh" sign-in, for changes
 PORTAL_OTP_RESEND_SECONDS = env_int("PORTAL_OTP_RESEND_SECONDS", default=30)  # between code resends
+# How often a signed-in browser's service session is asked about (signed out once it was revoked).
+PORTAL_SESSION_CHECK_SECONDS = env_int("PORTAL_SESSION_CHECK_SECONDS", default=30)
+# Rate limits of the sign-in pages (wallets/portal/throttle.py): per client IP, then per email address
+# (by default the service's own code quota and lock, so unknown addresses answer like known ones).
+PORTAL_SIGNUPS_PER_HOUR = env_int("PORTAL_SIGNUPS_PER_HOUR", default=10)
+PORTAL_SIGNINS_PER_10_MINUTES = env_int("PORTAL_SIGNINS_PER_10_MINUTES", default=30)
+PORTAL_CODE_ENTRIES_PER_10_MINUTES = env_int("PORTAL_CODE_ENTRIES_PER_10_MINUTES", default=50)
+PORTAL_CODES_PER_EMAIL_PER_10_MINUTES = env_int("PORTAL_CODES_PER_EMAIL_PER_10_MINUTES", default=5)
+PORTAL_WRONG_CODES_PER_15_MINUTES = env_int("PORTAL_WRONG_CODES_PER_15_MINUTES", default=5)
 
 # Content-Security-Policy on every response (README "Content-Security-Policy"): scripts, styles and
 # everything else from this origin only; no inline script, no eval, no plugins, no framing.

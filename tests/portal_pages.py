@@ -109,6 +109,8 @@ def signed_out_visits(email: str) -> list[Visit]:
     """The pages before signing in; `email` already has a wallet (the code page needs one)."""
     code = PortalBrowser()
     assert _location(code.start_code_login(email)) == "/login/code/"
+    passkey = PortalBrowser()
+    assert _location(passkey.start_code_login(email, method="passkey")) == "/login/with-passkey/"
     status = PortalBrowser()
     assert _location(status.signup("newcomer@example.com", "Nora Newcomer 003")) == "/signup/status/"
     provider = PortalBrowser()
@@ -119,6 +121,8 @@ def signed_out_visits(email: str) -> list[Visit]:
         Visit("welcome", "/"),
         Visit("login", "/login/"),
         Visit("login-code", "/login/code/", code),
+        Visit("login-methods", "/login/methods/", code),
+        Visit("login-passkey", "/login/with-passkey/", passkey),
         Visit("signup", "/signup/"),
         Visit("signup-status", "/signup/status/", status),
         Visit("dev-oidc-login", f"{parts.path}?{parts.query}", provider),

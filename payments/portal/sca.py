@@ -19,15 +19,26 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from payments.client import BadRequest, Conflict, Locked, Quote, RateLimited, ServiceClient, ServiceError
+from payments.client import (
+    BadRequest,
+    Conflict,
+    Locked,
+    Quote,
+    RateLimited,
+    ServiceClient,
+    ServiceError,
+    SignerRequired,
+)
 from payments.portal import sca_steps
 from payments.portal.views import _account, _own_quote, _quote_context
 from wallets.portal import throttle
 from wallets.portal.auth import auth_is_fresh, login_url, portal_login_required, reauth_redirect, safe_next
-from wallets.portal.forms import CodeForm
+from wallets.portal.custody import session_key_rejected, session_signer
+from wallets.portal.devices import device_name
+from wallets.portal.forms import CodeForm, PhoneForm
 from wallets.portal.http import go, json_body, no_store, page, service_errors, wants_json
 from wallets.portal.service import service_client
-from wallets.portal.wording import explain
+from wallets.portal.wording import explain, wait_words
 
 CONFIRM_PAGE = "payments/portal/quote_confirm.html"
 STEP = "payments/portal/_sca_step.html"
@@ -81,7 +92,7 @@ def quote_authorize_view(request: HttpRequest, quote_id: str) -> HttpResponse:
         return _step_page(request, quote, form=form)
     wait = throttle.hit(throttle.CODE_PER_IP, throttle.client_ip(request))
     if wait:
-        message = "Too many attempts from your network. Please try again in a few minutes."
+        message = f"Too many attempts from your network. Please try again {wait_words(wait)}."
         return _json({"error": message}, 429) if passkey else _step_page(request, quote, error=message)
     proof: dict[str, Any] = {"end_user_ip_address": throttle.client_ip(request) or None}
     if passkey:
@@ -92,6 +103,7 @@ def quote_authorize_view(request: HttpRequest, quote_id: str) -> HttpResponse:
         after = client.quotes.authorize(quote, **proof)
     except Conflict as exc:
         if exc.code == "SCA_SESSION_REQUIRED":
+            sca_steps.login_until_set(request, None)
             messages.info(
                 request,
                 "Before you approve payments, confirm it’s you (needed once every 180 days). Then approve "
@@ -183,7 +195,7 @@ def _login_started(request: HttpRequest, client: ServiceClient, customer_id: str
     except RateLimited as exc:
         state.update(resend_at=time.time() + (exc.retry_after or 60), next=next_url)
         request.session[LOGIN] = state
-        return "Too many codes were asked for. Please wait a few minutes."
+        return explain(exc)
     except Locked as exc:
         return explain(exc)
     except BadRequest:
@@ -200,15 +212,30 @@ def _login_started(request: HttpRequest, client: ServiceClient, customer_id: str
 @portal_login_required
 @service_errors
 def sca_login_view(request: HttpRequest) -> HttpResponse:
-    """Confirm it's you for payments: a code by text message, or the payment passkey."""
+    """Confirm it's you for payments: a code by text message (when there is a phone number), or the
+    payment passkey (when there is one); with neither, where to add one."""
     account = _account(request)
     next_url = _login_next(request)
+    client = service_client()
+    try:
+        factors = client.sca.factors(account.customer_id)
+    except Conflict:
+        return go(request, reverse("payments:sca-security"))  # nothing to confirm outside a region
+    sms = any(f.factor == "SMS_OTP" for f in factors)
     error = ""
-    if request.method == "POST":
-        error = _login_started(request, service_client(), account.customer_id, next_url)
+    if request.method == "POST" and sms:
+        error = _login_started(request, client, account.customer_id, next_url)
         if not error:
             return go(request, reverse("payments:sca-login-code"))
-    return no_store(page(request, LOGIN_PAGE, {"next": next_url, "error": error}))
+    phone = client.customers.get(account.customer_id).phone_number if sms else None
+    context = {
+        "next": next_url,
+        "error": error,
+        "sms": sms,
+        "phone": sca_steps.phone_words(phone),
+        "passkey": any(f.factor == "PASSKEY" for f in factors),
+    }
+    return no_store(page(request, LOGIN_PAGE, context))
 
 
 def _code_context(request: HttpRequest, state: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -236,7 +263,7 @@ def sca_login_code_view(request: HttpRequest) -> HttpResponse:
         return page(request, CODE_PAGE, _code_context(request, state, form=form), partial="code-form")
     wait = throttle.hit(throttle.CODE_PER_IP, throttle.client_ip(request))
     if wait:
-        error = "Too many attempts from your network. Please try again in a few minutes."
+        error = f"Too many attempts from your network. Please try again {wait_words(wait)}."
         return page(
             request, CODE_PAGE, _code_context(request, state, error=error), partial="code-form", status=429
         )
@@ -331,23 +358,80 @@ def sca_login_passkey_view(request: HttpRequest) -> HttpResponse:
 # --- the payment passkey --------------------------------------------------------------------------
 
 
+def _security_page(request: HttpRequest, *, phone_form: PhoneForm | None = None, status: int = 200):
+    account = _account(request)
+    client = service_client()
+    try:
+        factors = client.sca.factors(account.customer_id)
+    except Conflict:
+        factors = None  # not in an SCA region: payments need no extra approval
+    sca_steps.region_set(request, account, factors is not None)
+    phone = client.customers.get(account.customer_id).phone_number if factors is not None else None
+    passkey = next((f for f in factors or [] if f.factor == "PASSKEY"), None)
+    context = {
+        "factors": None
+        if factors is None
+        else [
+            {"item": f, "name": sca_steps.factor_name(request, f, phone)}
+            for f in sorted(factors, key=lambda f: f.factor != "SMS_OTP")
+        ],
+        "has_sms": any(f.factor == "SMS_OTP" for f in factors or []),
+        "phone": sca_steps.phone_words(phone) if phone else "",
+        "phone_form": phone_form or PhoneForm(),
+        "passkey": passkey,
+        "fresh": auth_is_fresh(request),
+    }
+    return no_store(page(request, SECURITY_PAGE, context, status=status))
+
+
 @require_http_methods(["GET"])
 @portal_login_required
 @service_errors
 def sca_security_view(request: HttpRequest) -> HttpResponse:
-    """Payment security: the factors that approve payments, and the payment passkey."""
+    """Payment security: the factors that approve payments, the phone number for codes, and the
+    payment passkey."""
+    return _security_page(request)
+
+
+@require_POST
+@portal_login_required
+@service_errors
+def sca_phone_view(request: HttpRequest) -> HttpResponse:
+    """Add or change the phone number that payment codes go to (the customer's `phoneNumber`). It
+    needs a fresh sign-in; when the wallet signs in by text message too, the service asks the wallet
+    to approve the change, stamped with the kept session key."""
+    here = reverse("payments:sca-security")
+    if not auth_is_fresh(request):
+        return reauth_redirect(request, here)
+    form = PhoneForm(request.POST)
+    if not form.is_valid():
+        return _security_page(request, phone_form=form, status=400)
+    account = _account(request)
+    client = service_client()
+    customer = client.customers.get(account.customer_id)
+    number = form.cleaned_data["phone_number"]
     try:
-        factors = service_client().sca.factors(_account(request).customer_id)
-    except Conflict:
-        factors = None  # not in an SCA region: payments need no extra approval
-    passkey = next((f for f in factors or [] if f.factor == "PASSKEY"), None)
-    context = {
-        "factors": factors,
-        "has_sms": any(f.factor == "SMS_OTP" for f in factors or []),
-        "passkey": passkey,
-        "fresh": auth_is_fresh(request),
-    }
-    return no_store(page(request, SECURITY_PAGE, context))
+        client.customers.update(
+            account.customer_id,
+            customer_type=customer.customer_type,
+            phone_number=number,
+            signer=session_signer(request),
+        )
+    except SignerRequired:
+        return reauth_redirect(request, here)
+    except ServiceError as exc:
+        if session_key_rejected(request, exc):
+            return reauth_redirect(request, here)
+        if exc.status >= 500:
+            raise
+        taken = exc.code == "EMAIL_OTP_EMAIL_ALREADY_EXISTS"  # the service's code for emails and phones
+        form.add_error("phone_number", "This number is used by another account." if taken else explain(exc))
+        return _security_page(request, phone_form=form, status=400)
+    changed = "added" if not customer.phone_number else "changed"
+    messages.success(
+        request, f"Your phone number was {changed}. Payment codes go to {sca_steps.phone_words(number)}."
+    )
+    return go(request, here)
 
 
 @require_POST
@@ -368,8 +452,11 @@ def sca_passkey_add_view(request: HttpRequest) -> HttpResponse:
             started = client.sca.start_passkey_enrollment(customer_id)
             post = reverse("payments:sca-passkey-add")
             return _json({"mode": "create", "publicKey": started.options, "post": post})
-        client.sca.confirm_passkey_enrollment(
-            customer_id, credential=credential, origin=_origin(request), name="Payment passkey"
+        factor = client.sca.confirm_passkey_enrollment(
+            customer_id,
+            credential=credential,
+            origin=_origin(request),
+            name=device_name(request.headers.get("User-Agent", "")) or None,
         )
     except Conflict as exc:
         if exc.code == "PASSKEY_ALREADY_ENROLLED":
@@ -381,7 +468,9 @@ def sca_passkey_add_view(request: HttpRequest) -> HttpResponse:
         return _json({"error": f"The passkey could not be added. {explain(exc)}"}, 400)
     sca_steps.preferred_factor_set(request, "PASSKEY")
     messages.success(request, "Your payment passkey is ready. Payments will ask for it.")
-    return _json({"redirect": here})
+    response = _json({"redirect": here})
+    sca_steps.passkey_here_set(response, request, factor.credential_id if factor else None)
+    return response
 
 
 @require_POST

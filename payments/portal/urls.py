@@ -30,6 +30,7 @@ urlpatterns = [
         name="quote-authorize-resend",
     ),
     path("payment-security/", sca.sca_security_view, name="sca-security"),
+    path("payment-security/phone/", sca.sca_phone_view, name="sca-phone"),
     path("payment-security/passkey/", sca.sca_passkey_add_view, name="sca-passkey-add"),
     path("payment-security/passkey/remove/", sca.sca_passkey_remove_view, name="sca-passkey-remove"),
     path("payment-security/confirm/", sca.sca_login_view, name="sca-login"),

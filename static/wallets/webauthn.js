@@ -3,7 +3,11 @@
 // 1. Passkeys: a <form data-webauthn> posts its fields as JSON to its action. The server answers
 //    {mode: "create"|"get", publicKey, post}: run that WebAuthn ceremony with the browser's JSON
 //    helpers and post credential.toJSON() to `post`; then {redirect} (go there) or {error} (show it).
-// 2. Code boxes: <input data-code-boxes="6"> becomes six one-digit boxes (typing moves on, pasting a
+// 2. Passkey autofill: a <form data-passkey-autofill="options URL"> asks that URL for options on
+//    load, where the browser supports conditional mediation, and waits for the person to pick a
+//    passkey from the email field's autofill (autocomplete="username webauthn"); the pick goes on
+//    like (1). Any other ceremony first ends the waiting one (a browser runs one at a time).
+// 3. Code boxes: <input data-code-boxes="6"> becomes six one-digit boxes (typing moves on, pasting a
 //    code fills them all); without JavaScript it stays one plain field.
 // The CSRF token is read from the cookie on every request: signing in rotates it.
 "use strict";
@@ -41,33 +45,87 @@
     status.hidden = !message;
   }
 
+  function fieldsOf(form) {
+    const fields = Object.fromEntries(new FormData(form));
+    delete fields.csrfmiddlewaretoken;
+    return fields;
+  }
+
+  function failure(e) {
+    // NotAllowedError: cancelled, timed out, or no matching passkey on this device.
+    return e && e.name === "NotAllowedError"
+      ? "No passkey was used. If this device has no passkey for this wallet, sign in with a code."
+      : "The passkey did not work here. Please try again, or sign in with a code.";
+  }
+
+  // Run the server's steps until it answers where to go, or what went wrong.
+  async function follow(form, step) {
+    while (step.mode) {
+      const credential = step.mode === "create"
+        ? await navigator.credentials.create({publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(step.publicKey)})
+        : await navigator.credentials.get({publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(step.publicKey)});
+      step = await postJSON(step.post, {credential: credential.toJSON()});
+    }
+    if (step.redirect) {
+      window.location.assign(step.redirect);
+      return;
+    }
+    say(form, step.error || "Something went wrong. Please try again.");
+  }
+
+  let autofillWaiting = null;  // the AbortController of the conditional request, while it waits
+
+  function autofillStop() {
+    if (autofillWaiting) {
+      autofillWaiting.abort();
+      autofillWaiting = null;
+    }
+  }
+
   async function ceremony(form) {
     if (!window.PublicKeyCredential || !PublicKeyCredential.parseCreationOptionsFromJSON) {
       say(form, "This browser cannot use passkeys here. Please sign in with a code.");
       return;
     }
-    const fields = Object.fromEntries(new FormData(form));
-    delete fields.csrfmiddlewaretoken;
+    autofillStop();
     say(form, "");
     form.setAttribute("aria-busy", "true");
     try {
-      let step = await postJSON(form.action, fields);
-      while (step.mode) {
-        const credential = step.mode === "create"
-          ? await navigator.credentials.create({publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(step.publicKey)})
-          : await navigator.credentials.get({publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(step.publicKey)});
-        step = await postJSON(step.post, {credential: credential.toJSON()});
-      }
-      if (step.redirect) {
-        window.location.assign(step.redirect);
-        return;
-      }
-      say(form, step.error || "Something went wrong. Please try again.");
+      await follow(form, await postJSON(form.action, fieldsOf(form)));
     } catch (e) {
-      // NotAllowedError: cancelled, timed out, or no matching passkey on this device.
-      say(form, e && e.name === "NotAllowedError"
-        ? "No passkey was used. If this device has no passkey for this wallet, sign in with a code."
-        : "The passkey did not work here: " + (e && e.message ? e.message : e));
+      say(form, failure(e));
+    } finally {
+      form.removeAttribute("aria-busy");
+    }
+  }
+
+  async function autofill(form) {
+    if (!window.PublicKeyCredential || !PublicKeyCredential.isConditionalMediationAvailable
+        || !PublicKeyCredential.parseRequestOptionsFromJSON) return;
+    if (!(await PublicKeyCredential.isConditionalMediationAvailable())) return;
+    const next = fieldsOf(form).next || "";
+    const step = await postJSON(form.dataset.passkeyAutofill, {autofill: true});
+    if (step.mode !== "get") return;
+    const waiting = new AbortController();
+    autofillWaiting = waiting;
+    let credential;
+    try {
+      credential = await navigator.credentials.get({
+        publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(step.publicKey),
+        mediation: "conditional",
+        signal: waiting.signal,
+      });
+    } catch (e) {
+      return;  // ended for another ceremony, or by leaving the page: the form works as it is
+    } finally {
+      if (autofillWaiting === waiting) autofillWaiting = null;
+    }
+    say(form, "");
+    form.setAttribute("aria-busy", "true");
+    try {
+      await follow(form, await postJSON(step.post, {autofill: true, next: next, credential: credential.toJSON()}));
+    } catch (e) {
+      say(form, failure(e));
     } finally {
       form.removeAttribute("aria-busy");
     }
@@ -150,9 +208,14 @@
     if (token) event.detail.headers["X-CSRFToken"] = token;
   });
   document.addEventListener("htmx:load", (event) => enhance(event.detail.elt));
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", () => enhance(document));
-  } else {
+  function start() {
     enhance(document);
+    const form = document.querySelector("form[data-passkey-autofill]");
+    if (form) autofill(form);
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
   }
 })();

@@ -58,11 +58,12 @@ def sca_login(browser, next_url: str) -> None:
 def test_each_approval_step_after_the_sca_login_then_the_live_status(portal_platform):
     browser = eu_person("erika@example.com")
     url = held(browser)
-    page = browser.get(url).content.decode()
+    page = re.sub(r"\s+", " ", browser.get(url).content.decode())
     assert "Step 1: <span data-sca-title>Approve the currency conversion</span>" in page
     assert 'data-sca-factor="SMS_OTP"' in page and 'data-code-boxes="6"' in page
+    assert "We sent a 6-digit code by text message to ··56 78." in page
     assert "Confirm and send" not in page and "does not support" not in page
-    assert re.search(r"Send a new code</button>\s*<span[^>]*>You can ask for a new code in \d+ seconds", page)
+    assert re.search(r"Send a new code</button> ?<span[^>]*>You can ask for a new code in \d+ seconds", page)
 
     authorize = url + "authorize/"
     needs_login = browser.post(authorize, {"code": SANDBOX_SCA_CODE})
@@ -160,6 +161,98 @@ def test_a_payment_passkey_added_here_approves_the_steps(portal_platform, settin
 def test_people_outside_the_eea_see_no_steps(portal_platform):
     browser = funded("us@example.com")
     assert "need no extra approval" in browser.get("/payment-security/").content.decode()
+
+
+def _plain(response) -> str:
+    import html
+
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html.unescape(response.content.decode())))
+
+
+def eu_person_without_phone(email: str):
+    browser = funded(email)
+    customer_id = PortalAccount.objects.get(email=email).customer_id.split(":", 1)[1]
+    Customer.objects.filter(pk=customer_id).update(address=EU_ADDRESS, phone_number="")
+    return browser
+
+
+def test_the_menu_links_payment_security_for_people_who_approve_payments(portal_platform):
+    eu = eu_person("menu-eu@example.com")
+    us = funded("menu-us@example.com")
+    assert 'href="/payment-security/"' in eu.get("/home/").content.decode()
+    assert 'href="/payment-security/"' not in us.get("/home/").content.decode()
+    assert "Payment security" not in _plain(us.get("/"))
+
+
+def test_a_phone_number_is_added_for_codes_then_offered_to_confirm_it_is_you(portal_platform):
+    browser = eu_person_without_phone("phone@example.com")
+    page = _plain(browser.get("/payment-security/"))
+    assert "Nothing yet: add your phone number or a passkey below" in page and "Add the number" in page
+    login = _plain(browser.get("/payment-security/confirm/"))
+    assert "Text me a code" not in login and "You have no way to approve payments yet." in login
+    assert browser.post("/payment-security/confirm/").status_code == 200  # no code without a phone
+    assert Customer.objects.get(email="phone@example.com").phone_number == ""
+
+    wrong = browser.post("/payment-security/phone/", {"phone_number": "0151 1234"})
+    assert wrong.status_code == 400
+    assert "Enter the number with its country code, starting with +" in _plain(wrong)
+
+    added = browser.post("/payment-security/phone/", {"phone_number": "+49 151 1234-5678"})
+    assert added.status_code == 302 and added["Location"] == "/payment-security/"
+    assert Customer.objects.get(email="phone@example.com").phone_number == "+4915112345678"
+    page = _plain(browser.get("/payment-security/"))
+    assert "Your phone number was added. Payment codes go to ··56 78." in page
+    assert "Text message to ··56 78" in page and "Change the number" in page
+    assert "Text me a code" in _plain(browser.get("/payment-security/confirm/"))
+
+
+def test_changing_the_phone_number_needs_a_fresh_sign_in(portal_platform):
+    browser = eu_person("stale-phone@example.com")
+    session = browser.client.session
+    session["portal_auth_at"] = 0
+    session.save()
+    sent = browser.post("/payment-security/phone/", {"phone_number": "+4915199990000"})
+    assert sent.status_code == 302 and sent["Location"] == "/login/?next=%2Fpayment-security%2F&reauth=1"
+    assert Customer.objects.get(email="stale-phone@example.com").phone_number == PHONE
+
+
+def test_a_phone_the_wallet_signs_in_with_changes_with_the_wallets_approval(portal_platform):
+    from wallets.models import AuthCredential
+    from wallets.portal.custody import _signer
+    from wallets.portal.models import PortalSessionKey
+    from wallets.portal.service import service_client
+
+    browser = eu_person("sms-wallet@example.com")
+    account = PortalAccount.objects.get(email="sms-wallet@example.com")
+    key = PortalSessionKey.objects.get(django_session_key=browser.client.session.session_key)
+    service_client().credentials.create(account.wallet_account_id, "SMS_OTP", signer=_signer(key))
+    changed = browser.post("/payment-security/phone/", {"phone_number": "+4915199990000"})
+    assert changed.status_code == 302, _plain(changed)
+    assert Customer.objects.get(email="sms-wallet@example.com").phone_number == "+4915199990000"
+    assert AuthCredential.objects.get(type="SMS_OTP", revoked_at__isnull=True).contact == "+4915199990000"
+    assert "Your phone number was changed. Payment codes go to ··00 00." in _plain(
+        browser.get("/payment-security/")
+    )
+
+
+def test_factor_names_say_which_device_holds_the_passkey(portal_platform, settings):
+    settings.WEBAUTHN_ALLOWED_ORIGINS = [*settings.WEBAUTHN_ALLOWED_ORIGINS, PORTAL_ORIGIN]
+    authenticator = SoftAuthenticator("localhost", PORTAL_ORIGIN)
+    browser = eu_person("names@example.com")
+    browser.client.defaults["HTTP_USER_AGENT"] = (
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/130.0.0.0 Safari/537.36"
+    )
+    step = browser.post_json("/payment-security/passkey/", {}).json()
+    attestation = authenticator.register(step["publicKey"]["challenge"])
+    assert browser.post_json(step["post"], {"credential": webauthn_json(attestation)}).json() == {
+        "redirect": "/payment-security/"
+    }
+    here = _plain(browser.get("/payment-security/"))
+    assert "Text message to ··56 78" in here and "Passkey on this device" in here
+    elsewhere = browser.client.cookies.pop("portal_sca_passkey")
+    assert elsewhere is not None
+    assert "Passkey on Chrome on Mac" in _plain(browser.get("/payment-security/"))
 
 
 def test_confirm_its_you_is_said_before_approve_is_pressed(portal_platform):

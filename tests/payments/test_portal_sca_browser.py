@@ -82,3 +82,59 @@ def test_eu_send_cross_currency_two_sca_steps_completed(
     expect(page.locator("[data-status]")).to_have_attribute("data-status", "COMPLETED")
     (credential,) = cdp.send("WebAuthn.getCredentials", {"authenticatorId": authenticator_id})["credentials"]
     assert credential["signCount"] >= 2  # one assertion per step
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_eu_person_adds_a_phone_then_approves_with_a_text_code(browser, site_url, portal_platform, width):
+    from tests.payments.test_portal_money_browser import _send_to_us_account
+    from tests.payments.test_portal_sca import eu_person_without_phone
+    from tests.portal_pages import Visit, open_as
+
+    person = eu_person_without_phone(f"text-{width}@example.com")
+    context = browser.new_context(viewport={"width": width, "height": 900}, is_mobile=width < 500)
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    try:
+        open_as(page, site_url, Visit("payment-security", "/payment-security/", person))
+        expect(page.locator("[data-no-factor]")).to_be_visible()
+        assert_page_quality(page)
+        page.get_by_role("link", name="Payment security").first.click()  # the menu links it here
+        page.fill("#id_phone_number", "+49 151 1234 5678")
+        page.get_by_role("button", name="Add the number").click()
+        expect(page.locator(".portal-messages")).to_contain_text("Payment codes go to ··56 78")
+        expect(page.locator("[data-factor=SMS_OTP]")).to_have_text("Text message to ··56 78")
+        assert_page_quality(page)
+
+        _send_to_us_account(page, site_url, "123456789", "10")
+        quote_url = page.url
+        page.get_by_role("button", name="Confirm and send").click()
+
+        # Said before Approve: confirming it's you may come first; the step's code went to ··56 78.
+        expect(page.locator("[data-confirm-first]")).to_contain_text("confirm it’s you")
+        expect(page.locator(".sca-step")).to_contain_text(
+            "We sent a 6-digit code by text message to ··56 78."
+        )
+        assert_page_quality(page)
+        _type_code(page, SANDBOX_SCA_CODE)
+        page.get_by_role("button", name="Approve", exact=True).click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Confirm it’s you")
+        expect(page.locator("main")).to_contain_text("ending ··56 78")
+        assert_page_quality(page)
+        page.get_by_role("button", name="Text me a code").click()
+        page.wait_for_url("**/payment-security/confirm/code/")
+        assert_page_quality(page)
+        _type_code(page, SANDBOX_SCA_CODE)
+        page.get_by_role("button", name="Confirm", exact=True).click()
+        page.wait_for_url(quote_url)
+        expect(page.locator("[data-confirm-first]")).to_have_count(0)
+        assert_page_quality(page)
+        _type_code(page, SANDBOX_SCA_CODE)  # the step's code still works
+        page.get_by_role("button", name="Approve", exact=True).click()
+        expect(page.locator("[data-sca-title]")).to_have_text("Approve the payout")  # USDC to USD: two steps
+        _type_code(page, SANDBOX_SCA_CODE)
+        page.get_by_role("button", name="Approve", exact=True).click()
+        page.wait_for_url("**/transactions/Transaction:*/")
+        expect(page.locator("[data-status]")).to_have_attribute("data-status", "COMPLETED")
+        assert_page_quality(page)
+    finally:
+        context.close()

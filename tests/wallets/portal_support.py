@@ -90,9 +90,10 @@ class PortalBrowser:
             "/signup/", {"email": email, "full_name": full_name, "terms": "on", "terms_version": version}
         )
 
-    def start_code_login(self, email: str, channel: str = "email"):
+    def start_code_login(self, email: str, method: str = "email"):
+        """Sign-in with the code asked for (or another `method`; "" lets the portal choose)."""
         self.get("/login/")
-        return self.post("/login/", {"email": email, "channel": channel})
+        return self.post("/login/", {"email": email, "method": method})
 
     def enter_code(self, code: str = SANDBOX_CODE, *, htmx: bool = False):
         return self.post("/login/code/", {"code": code}, htmx=htmx)

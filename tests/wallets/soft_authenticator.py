@@ -60,12 +60,14 @@ class SoftAuthenticator:
         rp_id: str | None = None,
         user_present: bool = True,
         sign_count: int = 0,
+        user_handle: bytes | None = None,
     ) -> dict:
-        """Create a credential for the base64url registration ``challenge``; return the wire attestation."""
+        """Create a credential for the base64url registration ``challenge``; return the wire attestation.
+        ``user_handle`` is the options' ``user.id`` (random when the test does not care)."""
         key = ec.generate_private_key(ec.SECP256R1())
         credential_id = os.urandom(32)
         self._credentials[credential_id] = _Credential(
-            key=key, user_handle=os.urandom(16), counter=sign_count
+            key=key, user_handle=user_handle or os.urandom(16), counter=sign_count
         )
         client_data = CollectedClientData.create(
             "webauthn.create", b64url_decode(challenge), origin or self.origin

@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def sign_in_with_code(page, site_url: str, email: str) -> None:
     page.goto(site_url + "/login/")
     page.fill("#id_email", email)
-    page.get_by_role("button", name="Send me a code").click()
+    page.get_by_role("button", name="Continue", exact=True).click()
     page.wait_for_url("**/login/code/")
 
 

@@ -76,7 +76,8 @@ def add_passkey(browser: PortalBrowser, device: SoftAuthenticator, nickname: str
     step = browser.post_json("/security/passkeys/options/", {"nickname": nickname}).json()
     assert step["mode"] == "create", step
     assert step["publicKey"]["rp"]["id"] == "localhost"
-    attestation = device.register(step["publicKey"]["challenge"])
+    user = _b64url_decode(step["publicKey"]["user"]["id"])
+    attestation = device.register(step["publicKey"]["challenge"], user_handle=user)
     step = browser.post_json(step["post"], {"credential": registration_json(attestation)}).json()
     assert step["mode"] == "get", step  # activation: sign in with it at once
     return run_get(browser, device, step)
@@ -120,12 +121,159 @@ def device(portal_platform) -> SoftAuthenticator:
     return SoftAuthenticator("localhost", portal_platform.site)
 
 
+MAC_CHROME = (
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/130.0.0.0 Safari/537.36"
+)
+IPHONE_SAFARI = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/17.5 Mobile/15E148 Safari/604.1"
+)
+
+
+def browser_as(user_agent: str, ip: str) -> PortalBrowser:
+    browser = PortalBrowser()
+    browser.client.defaults.update(HTTP_USER_AGENT=user_agent, REMOTE_ADDR=ip)
+    return browser
+
+
+def session_row(page, session_id: str) -> str:
+    row = re.search(rf'<li data-session="{re.escape(session_id)}">(.*?)</li>', page.content.decode(), re.S)
+    assert row, session_id
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html.unescape(row.group(1)))).strip()
+
+
 def test_security_page_lists_credentials_and_sessions(portal_platform):
     browser = signed_up("amy@example.com")
     page = browser.get("/security/")
     assert page.status_code == 200 and "no-store" in page["Cache-Control"]
     assert "Email code · amy@example.com used for this sign-in" in _plain(page)
-    assert "this browser" in _plain(page) and _text(page).count("data-session=") == 1
+    assert "This browser" in _plain(page) and _text(page).count("data-session=") == 1
+
+
+def test_sessions_show_device_address_and_last_activity(portal_platform):
+    signed_up("abe@example.com")
+    laptop = browser_as(MAC_CHROME, "198.51.100.7")
+    laptop.login("abe@example.com")
+    phone = browser_as(IPHONE_SAFARI, "203.0.113.9")
+    phone.login("abe@example.com")
+    PortalSessionKey.objects.filter(django_session_key=phone.client.session.session_key).update(
+        last_seen=timezone.now() - dt.timedelta(minutes=12)
+    )
+    page = laptop.get("/security/")
+    assert session_row(page, current_key(laptop).service_session_id) == (
+        "Chrome on Mac This browser Email code (abe@example.com) · 198.51.100.7 · Active now"
+    )
+    assert session_row(page, current_key(phone).service_session_id) == (
+        "Safari on iPhone Email code (abe@example.com) · 203.0.113.9 · Active 12 minutes ago "
+        "Sign out Safari on iPhone"
+    )
+
+
+def test_a_session_opened_elsewhere_is_listed_as_such(portal_platform, api_wallet_session):
+    browser, session_id = api_wallet_session
+    row = session_row(browser.get("/security/"), session_id)
+    assert row.startswith("Another app or device Email code") and "Signed in" in row
+
+
+@pytest.fixture
+def api_wallet_session(portal_platform):
+    """A signed-in browser, and a session of the same wallet opened through the API (no browser)."""
+    from wallets.portal.custody import _signer
+    from wallets.portal.models import PortalAccount
+    from wallets.portal.service import service_client
+
+    browser = signed_up("api@example.com")
+    account = PortalAccount.objects.get(email="api@example.com")
+    client = service_client()
+    (email,) = [c for c in client.credentials.list(account.wallet_account_id) if c.type == "EMAIL_OTP"]
+    challenged = client.credentials.challenge(email.id)
+    session, _key = client.credentials.verify_otp(
+        email.id, "000000", challenged.otp_encryption_target_bundle, credential_type="EMAIL_OTP"
+    )
+    assert _signer(current_key(browser)) is not None
+    return browser, session.id
+
+
+def _service_revoke(session_id: str, browser: PortalBrowser) -> None:
+    """DELETE /auth/sessions/{id} through the API, stamped by the session itself."""
+    from wallets.portal.custody import _signer
+    from wallets.portal.service import service_client
+
+    service_client().sessions.revoke(session_id, _signer(current_key(browser)))
+
+
+def test_a_browser_signed_out_on_the_security_page_cannot_open_its_money(portal_platform):
+    first = signed_up("ava@example.com")
+    second = PortalBrowser()
+    second.login("ava@example.com")
+    assert second.get("/home/").status_code == 200
+    other = current_key(second)
+    assert first.post(f"/security/sessions/{other.service_session_id}/revoke/").status_code == 302
+    # At once, without waiting for the next check with the service.
+    money = second.get("/home/")
+    assert money.status_code == 302 and money["Location"] == "/login/?next=%2Fhome%2F"
+    assert "ava@example.com" not in _text(second.get("/"))
+    assert not PortalSessionKey.objects.filter(pk=other.pk).exists()
+    assert first.get("/home/").status_code == 200  # the browser that did it stays signed in
+
+
+def test_a_session_revoked_through_the_api_signs_its_browser_out_at_the_next_check(portal_platform, settings):
+    settings.PORTAL_SESSION_CHECK_SECONDS = 30
+    browser = signed_up("bea@example.com")
+    key = current_key(browser)
+    _service_revoke(key.service_session_id, browser)
+    # Within the check interval the portal has not asked the service yet: one cheap lookup per 30 s.
+    assert browser.get("/home/").status_code == 200
+    PortalSessionKey.objects.filter(pk=key.pk).update(checked_at=timezone.now() - dt.timedelta(seconds=31))
+    money = browser.get("/home/")
+    assert money.status_code == 302 and money["Location"] == "/login/?next=%2Fhome%2F"
+    assert not PortalSessionKey.objects.filter(pk=key.pk).exists()
+    assert browser.get("/home/")["Location"] == "/login/?next=%2Fhome%2F"
+
+
+def test_a_live_session_is_checked_once_per_interval(portal_platform, settings, monkeypatch):
+    from payments.client.resources import Sessions
+
+    settings.PORTAL_SESSION_CHECK_SECONDS = 30
+    browser = signed_up("cid@example.com")
+    calls = []
+    listed = Sessions.list
+    monkeypatch.setattr(
+        Sessions, "list", lambda self, account_id: calls.append(account_id) or listed(self, account_id)
+    )
+    key = current_key(browser)
+    PortalSessionKey.objects.filter(pk=key.pk).update(checked_at=timezone.now() - dt.timedelta(seconds=31))
+    for _ in range(3):
+        assert browser.get("/home/").status_code == 200
+    assert len(calls) == 1
+    assert current_key(browser).checked_at > key.checked_at
+
+
+def test_removing_a_credential_signs_out_the_browsers_signed_in_with_it(portal_platform, device):
+    browser = signed_up("dot@example.com")
+    add_passkey(browser, device)  # this browser is now signed in with the passkey
+    other = PortalBrowser()
+    other.login("dot@example.com")  # with the email code
+    email = AuthCredential.objects.get(type="EMAIL_OTP")
+    assert browser.post(f"/security/credentials/{email.public_id}/remove/").status_code == 302
+    assert other.get("/home/")["Location"] == "/login/?next=%2Fhome%2F"
+    assert browser.get("/home/").status_code == 200
+
+
+def test_a_browser_stays_signed_in_while_the_service_cannot_be_asked(portal_platform, settings, monkeypatch):
+    from payments.client import ServiceUnavailable
+    from payments.client.resources import Sessions
+
+    settings.PORTAL_SESSION_CHECK_SECONDS = 0
+    browser = signed_up("eda@example.com")
+
+    def unreachable(self, account_id):
+        raise ServiceUnavailable("connection refused")
+
+    monkeypatch.setattr(Sessions, "list", unreachable)
+    home = browser.get("/")
+    assert home.status_code == 200 and "eda@example.com" in _text(home)
 
 
 def test_a_passkey_is_added_activated_and_signs_in(portal_platform, device):
@@ -220,7 +368,7 @@ def test_an_expired_key_sends_through_sign_in_then_back(portal_platform):
     assert response["HX-Redirect"] == "/login/?next=%2Fsecurity%2F&reauth=1"
     assert not PortalSessionKey.objects.exists()
     assert "Your sign-in has expired" in _text(browser.get("/security/"))
-    browser.post("/login/", {"email": "gil@example.com", "channel": "email", "next": "/security/"})
+    browser.post("/login/", {"email": "gil@example.com", "next": "/security/"})
     assert browser.enter_code()["Location"] == "/security/"
     assert browser.post("/security/privacy/", {"private_enabled": "on"}, htmx=True).status_code == 200
 
@@ -260,7 +408,7 @@ def test_export_shows_the_recovery_phrase_once_after_a_fresh_sign_in(portal_plat
     browser = signed_up("kay@example.com")
     make_stale(browser)
     assert browser.get("/security/export/")["Location"] == "/login/?next=%2Fsecurity%2Fexport%2F&reauth=1"
-    browser.post("/login/", {"email": "kay@example.com", "channel": "email", "next": "/security/export/"})
+    browser.post("/login/", {"email": "kay@example.com", "next": "/security/export/"})
     assert browser.enter_code()["Location"] == "/security/export/"
     assert "Show my recovery phrase" in _text(browser.get("/security/export/"))
     shown = browser.post("/security/export/")

@@ -28,7 +28,7 @@ def test_signup_records_consent_and_opens_the_wallet(portal_platform):
 
     status = browser.get("/signup/status/")
     assert b"Identity check: approved. Your wallet is ready." in status.content
-    started = browser.post("/login/", {"email": "jane@example.com", "channel": "email"})
+    started = browser.post("/login/", {"email": "jane@example.com"})
     assert started["Location"] == "/login/code/"
     done = browser.enter_code()
     assert done.status_code == 302 and done["Location"] == "/"
@@ -85,3 +85,23 @@ def test_signing_up_again_with_a_known_address_continues_as_a_sign_in(portal_pla
     assert response.status_code == 302 and response["Location"] == "/login/code/"
     assert Customer.objects.count() == 1
     assert again.enter_code()["Location"] == "/"
+
+
+def test_the_sign_up_cap_is_a_setting_and_says_when_to_try_again(portal_platform, settings):
+    import html
+    import re
+
+    settings.PORTAL_SIGNUPS_PER_HOUR = 2
+    browser = PortalBrowser()
+    for n in range(2):
+        assert browser.signup(f"cap{n}@example.com")["Location"] == "/signup/status/"
+    capped = browser.signup("cap2@example.com")
+    text = re.sub(r"\s+", " ", html.unescape(capped.content.decode()))
+    assert capped.status_code == 429
+    found = re.search(
+        r"Too many sign-ups from your network\. Please try again in (\d+) minutes? \(at \d\d:\d\d UTC\)\.",
+        text,
+    )
+    assert found and 1 <= int(found.group(1)) <= 60, text
+    assert "try again later" not in text
+    assert not PortalAccount.objects.filter(email="cap2@example.com").exists()

@@ -20,21 +20,24 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from wallets.portal import custody
-from wallets.portal.custody import ACCOUNT
+from wallets.portal.custody import ACCOUNT, ACCOUNT_CACHE
 from wallets.portal.http import go
 from wallets.portal.models import PortalAccount
 
 AUTH_AT = "portal_auth_at"
-_CACHE_ATTR = "_portal_account"
 
 
 def current_account(request: HttpRequest) -> PortalAccount | None:
-    """The signed-in portal account, or None."""
-    if not hasattr(request, _CACHE_ATTR):
+    """The signed-in portal account, or None. A browser whose service session was ended (signed out
+    from another browser, through the API, or with its credential) is signed out here, at its first
+    request after that (`custody.session_check`)."""
+    if not hasattr(request, ACCOUNT_CACHE):
         account_id = request.session.get(ACCOUNT)
         account = PortalAccount.objects.filter(pk=account_id).first() if account_id else None
-        setattr(request, _CACHE_ATTR, account)
-    return getattr(request, _CACHE_ATTR)
+        setattr(request, ACCOUNT_CACHE, account)
+        if account is not None and not custody.session_check(request, account):
+            custody.browser_sign_out(request, revoke=False)
+    return getattr(request, ACCOUNT_CACHE)
 
 
 def safe_next(request: HttpRequest, candidate: str | None, default: str | None = None) -> str:
@@ -110,7 +113,7 @@ def login_complete(
     rotate_token(request)
     request.session[ACCOUNT] = account.pk
     request.session[AUTH_AT] = time.time()
-    setattr(request, _CACHE_ATTR, account)
+    setattr(request, ACCOUNT_CACHE, account)
     custody.session_key_store(
         request,
         account=account,
@@ -124,7 +127,4 @@ def login_complete(
 
 def logout(request: HttpRequest) -> None:
     """End the service session, delete the key, and forget everything in the Django session."""
-    custody.session_keys_forget(request)
-    request.session.flush()
-    rotate_token(request)
-    setattr(request, _CACHE_ATTR, None)
+    custody.browser_sign_out(request)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from django import forms
@@ -34,20 +35,26 @@ class SignupForm(forms.Form):
 
 
 class LoginForm(forms.Form):
-    CHANNELS = [("email", "Email"), ("sms", "Text message (SMS)")]
+    """Sign-in starts with the email address alone; `method` is empty then (the portal picks the
+    best one for this browser), or the one chosen among the other ways to sign in."""
 
+    METHODS = [
+        ("", "Best for this browser"),
+        ("email", "Email"),
+        ("sms", "Text message"),
+        ("passkey", "Passkey"),
+    ]
+
+    # "username webauthn": the browser offers its passkeys for this site in the field's autofill.
     email = forms.EmailField(
         max_length=254,
-        widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
+        widget=forms.EmailInput(attrs={"autocomplete": "username webauthn", "autofocus": True}),
     )
-    channel = forms.ChoiceField(choices=CHANNELS, initial="email", widget=forms.RadioSelect, required=False)
+    method = forms.ChoiceField(choices=METHODS, required=False, widget=forms.HiddenInput)
     next = forms.CharField(required=False, widget=forms.HiddenInput, max_length=2000)
 
     def clean_email(self) -> str:
         return self.cleaned_data["email"].strip().lower()
-
-    def clean_channel(self) -> str:
-        return self.cleaned_data.get("channel") or "email"
 
 
 class CodeForm(forms.Form):
@@ -72,6 +79,29 @@ class CodeForm(forms.Form):
         if len(code) != 6 or not code.isdigit():
             raise forms.ValidationError("Enter the 6 digits of the code.")
         return code
+
+
+class PhoneForm(forms.Form):
+    """The phone number that payment approval codes go to, in international form."""
+
+    phone_number = forms.CharField(
+        label="Mobile phone number",
+        max_length=32,
+        error_messages={"required": "Enter your mobile phone number."},
+        widget=forms.TextInput(
+            attrs={"autocomplete": "tel", "inputmode": "tel", "placeholder": "+49 151 12345678"}
+        ),
+    )
+
+    def clean_phone_number(self) -> str:
+        number = re.sub(r"[\s().-]", "", self.cleaned_data["phone_number"])
+        if number.startswith("00"):
+            number = "+" + number[2:]
+        if not re.fullmatch(r"\+[1-9]\d{6,14}", number):
+            raise forms.ValidationError(
+                "Enter the number with its country code, starting with +, for example +49 151 12345678."
+            )
+        return number
 
 
 class PasskeyLoginForm(forms.Form):

@@ -16,6 +16,9 @@ class PortalAccount(models.Model):
     customer_id = models.CharField(max_length=64)
     # The customer's EMBEDDED_WALLET internal account; empty until the identity check approves them.
     wallet_account_id = models.CharField(max_length=64, blank=True)
+    # Hex of the WebAuthn user id of this wallet's passkeys (`wallets.portal.passkeys.user_handle`):
+    # a passkey picked from the browser's autofill names its account by it.
+    passkey_user_handle = models.CharField(max_length=64, blank=True, db_index=True)
     created = models.DateTimeField(default=timezone.now, editable=False)
 
     def __str__(self) -> str:
@@ -41,6 +44,14 @@ class PortalSessionKey(models.Model):
     private_key_sealed = models.TextField()
     expires_at = models.DateTimeField(db_index=True)
     created = models.DateTimeField(default=timezone.now, editable=False)
+    # What the Security page shows of this browser: its device (from the User-Agent at sign-in), the
+    # address and time of its latest request (written at most every PORTAL_SESSION_CHECK_SECONDS).
+    device = models.CharField(max_length=128, blank=True)
+    ip_address = models.CharField(max_length=45, blank=True)
+    last_seen = models.DateTimeField(default=timezone.now)
+    # When the service last listed this session as active (`wallets.portal.auth` asks again after
+    # PORTAL_SESSION_CHECK_SECONDS and signs the browser out once it is not).
+    checked_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self) -> str:
         return f"session key {self.public_key_hex[:12]}… of account {self.account_id}"

@@ -16,6 +16,7 @@ import secrets
 from typing import Any
 
 from django.conf import settings
+from django.http import HttpRequest, HttpResponse
 from webauthn import generate_registration_options, options_to_json
 from webauthn.helpers.structs import (
     AttestationConveyancePreference,
@@ -27,6 +28,11 @@ from webauthn.helpers.structs import (
 
 TIMEOUT_MS = 120_000
 _MAX_FIELD = 64 * 1024
+# A signed cookie naming the passkey last used in this browser, and for which address (a digest):
+# the address typed at sign-in goes to that passkey first; other addresses get an emailed code.
+HINT_COOKIE = "portal_passkey"
+_HINT_SALT = "wallets.portal.passkey-hint"
+_HINT_SECONDS = 365 * 86400
 
 
 class BrowserCredentialInvalid(ValueError):
@@ -84,6 +90,53 @@ def request_options(*, challenge: str, credential_id: str) -> dict[str, Any]:
 def decoy_request_options() -> dict[str, Any]:
     """Options that look like real ones, for an email address without a passkey (no enumeration)."""
     return request_options(challenge=secrets.token_hex(32), credential_id=b64url(secrets.token_bytes(32)))
+
+
+def autofill_request_options() -> dict[str, Any]:
+    """Options for the browser's passkey autofill (conditional mediation): no credential named, so the
+    browser offers every passkey it has for this site. The pick only tells which passkey the person
+    chose (by `rawId` and `userHandle`); the sign-in itself is then the service's challenge for it."""
+    return {
+        "challenge": b64url(secrets.token_bytes(32)),
+        "rpId": settings.PORTAL_WEBAUTHN_RP_ID,
+        "allowCredentials": [],
+        "userVerification": "preferred",
+        "timeout": TIMEOUT_MS,
+    }
+
+
+def _email_digest(email: str) -> str:
+    return hashlib.sha256(b"portal-passkey-hint\0" + email.lower().encode()).hexdigest()[:32]
+
+
+def hint_set(response: HttpResponse, request: HttpRequest, *, email: str, credential_id: str) -> None:
+    response.set_signed_cookie(
+        HINT_COOKIE,
+        f"{_email_digest(email)}|{credential_id}",
+        salt=_HINT_SALT,
+        max_age=_HINT_SECONDS,
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure(),
+    )
+
+
+def hint_credential(request: HttpRequest, email: str) -> str | None:
+    """The passkey (its AuthMethod id) this browser last signed in with for `email`, if any."""
+    value = request.get_signed_cookie(HINT_COOKIE, default=None, salt=_HINT_SALT, max_age=_HINT_SECONDS)
+    digest, _, credential_id = (value or "").partition("|")
+    return credential_id if credential_id and digest == _email_digest(email) else None
+
+
+def picked_passkey(credential: Any) -> tuple[str, str]:
+    """(WebAuthn credential id, user handle as hex) of a passkey the browser's autofill returned."""
+    credential, response = _parts(credential)
+    raw_id = _text(credential, "rawId")
+    handle = _text(response, "userHandle", optional=True) or ""
+    try:
+        return raw_id, _b64url_decode(handle).hex()
+    except ValueError as exc:
+        raise BrowserCredentialInvalid("userHandle is not base64url") from exc
 
 
 def _text(data: dict[str, Any], name: str, *, optional: bool = False) -> str | None:

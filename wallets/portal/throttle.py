@@ -1,9 +1,10 @@
 """Rate limits of the portal's sign-in pages: fixed windows counted in the database
 (`PortalRateLimit`), so every web node sees the same counts without a shared cache.
 
-Limits (README "Portal"): sign-up and starting a sign-in per client IP; codes sent, and wrong codes,
-per email address (mirroring the service's own quota and lock, so that an address without an account
-answers exactly like one with an account); code entry per client IP.
+Limits (README "Portal"; each a setting): sign-up and starting a sign-in per client IP; codes sent,
+and wrong codes, per email address (by default the service's own quota and lock, so that an
+address without an account answers exactly like one with an account); code entry per client IP.
+A refused attempt says when to try again (`wallets.portal.wording.wait_words`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import hashlib
 import math
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.http import HttpRequest
@@ -24,18 +26,22 @@ from wallets.portal.models import PortalRateLimit
 @dataclass(frozen=True)
 class Limit:
     scope: str
-    limit: int
+    setting: str  # the setting that says how many attempts one window allows
     window_seconds: int
 
+    @property
+    def limit(self) -> int:
+        return int(getattr(settings, self.setting))
 
-SIGNUP_PER_IP = Limit("signup-ip", 10, 3600)
+
+SIGNUP_PER_IP = Limit("signup-ip", "PORTAL_SIGNUPS_PER_HOUR", 3600)
 # Starting any sign-in (code, passkey, OAuth).
-LOGIN_PER_IP = Limit("login-ip", 30, 600)
-# Codes sent (first and resends) per address: the service's default quota (5 per 10 minutes).
-CODES_PER_EMAIL = Limit("codes-email", 5, 600)
-CODE_PER_IP = Limit("code-ip", 50, 600)
-# Wrong codes per address: the service's default lock (5 wrong codes, 15 minutes).
-WRONG_CODE_PER_EMAIL = Limit("wrong-code-email", 5, 900)
+LOGIN_PER_IP = Limit("login-ip", "PORTAL_SIGNINS_PER_10_MINUTES", 600)
+# Codes sent (first and resends) per address.
+CODES_PER_EMAIL = Limit("codes-email", "PORTAL_CODES_PER_EMAIL_PER_10_MINUTES", 600)
+CODE_PER_IP = Limit("code-ip", "PORTAL_CODE_ENTRIES_PER_10_MINUTES", 600)
+# Wrong codes per address.
+WRONG_CODE_PER_EMAIL = Limit("wrong-code-email", "PORTAL_WRONG_CODES_PER_15_MINUTES", 900)
 
 
 def client_ip(request: HttpRequest) -> str:

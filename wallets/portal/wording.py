@@ -321,3 +321,16 @@ def _in(seconds: float, now: dt.datetime) -> str:
     # Rounded up to the minute, so "in 1 minute" never comes before the wait is over.
     later = now + dt.timedelta(seconds=math.ceil(seconds / 60) * 60)
     return "in " + timeuntil(later, now, depth=1)
+
+
+def wait_words(seconds: float, *, now: dt.datetime | None = None) -> str:
+    """A wait before trying again, for the portal's own limits: `in 30 seconds`, or `in 12 minutes
+    (at 14:05 UTC)`."""
+    return _after(max(0.0, seconds), now or timezone.now())
+
+
+def until_words(moment: Any, *, now: dt.datetime | None = None) -> str:
+    """When a lock ends (a datetime or its ISO text): `14:05 UTC (in 12 minutes)`."""
+    now = now or timezone.now()
+    until = _moment(moment)
+    return _when(until, now) if until is not None else "a little while"

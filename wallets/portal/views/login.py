@@ -1,9 +1,12 @@
-"""Sign in with a one-time code (email, or SMS once the wallet has a phone credential), and sign out.
+"""Sign in, identifier first: the email address alone, then the best method for this browser (the
+passkey it last signed in with for that address, else a code sent to the email), with the other
+ways a click away (a passkey, the code by email or text message, the sign-in provider); and sign out.
 
-No user enumeration: an address without an account (or without a wallet yet) gets the same code
-page, the same "wrong code" answers with the same counts, and the same limits. The code itself never
-leaves the portal: `verify_otp` seals it to the service's target key with a fresh key pair (the TEK),
-whose private half becomes the session key once the signed retry succeeds.
+No user enumeration: the method is chosen by what this browser remembers, never by what the address
+has, and an address without an account (or without a wallet yet) gets the same code page, the same
+"wrong code" answers with the same counts, and the same limits. The code itself never leaves the
+portal: `verify_otp` seals it to the service's target key with a fresh key pair (the TEK), whose
+private half becomes the session key once the signed retry succeeds.
 """
 
 from __future__ import annotations
@@ -20,23 +23,22 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from payments.client import AuthMethod, Locked, RateLimited, ServiceClient, Unauthorized
-from wallets.portal import oauth, throttle
+from wallets.portal import oauth, passkeys, throttle
 from wallets.portal.auth import current_account, login_complete, logout, safe_next
 from wallets.portal.forms import CodeForm, LoginForm
 from wallets.portal.http import go, no_store, page, service_errors
 from wallets.portal.models import PortalAccount
 from wallets.portal.service import otp_signer_key, service_client, wallet_of
+from wallets.portal.wording import until_words, wait_words
 
 PENDING = "portal_otp"
+IDENTITY = "portal_login"  # session: {email, next} once the address was given
 CREDENTIAL_TYPES = {"email": "EMAIL_OTP", "sms": "SMS_OTP"}
 LOGIN_PAGE = "wallets/portal/login.html"
 CODE_PAGE = "wallets/portal/login_code.html"
+PASSKEY_PAGE = "wallets/portal/login_passkey.html"
+METHODS_PAGE = "wallets/portal/login_methods.html"
 WRONG_CODE = "That code isn't right."
-
-
-def _minutes(seconds: float) -> str:
-    minutes = max(1, round(seconds / 60))
-    return f"{minutes} minute{'s' if minutes != 1 else ''}"
 
 
 def account_wallet_refresh(client: ServiceClient, account: PortalAccount) -> str:
@@ -45,7 +47,8 @@ def account_wallet_refresh(client: ServiceClient, account: PortalAccount) -> str
         wallet = wallet_of(client, account.customer_id)
         if wallet is not None:
             account.wallet_account_id = wallet.id
-            account.save(update_fields=["wallet_account_id"])
+            account.passkey_user_handle = passkeys.user_handle(wallet.id).hex()
+            account.save(update_fields=["wallet_account_id", "passkey_user_handle"])
     return account.wallet_account_id
 
 
@@ -94,7 +97,7 @@ def otp_start(request: HttpRequest, *, email: str, channel: str, next_url: str) 
     if wait:
         state["resend_at"] = now + wait
         state["notice"] = (
-            f"Too many codes were asked for this address. You can ask for a new one in {_minutes(wait)}."
+            f"Too many codes were asked for this address. You can ask for a new one {wait_words(wait)}."
         )
     else:
         client = service_client()
@@ -104,6 +107,7 @@ def otp_start(request: HttpRequest, *, email: str, channel: str, next_url: str) 
             state["account_id"], state["credential_id"] = account.pk, credential.id
             _challenge(client, state)
     request.session[PENDING] = state
+    request.session[IDENTITY] = {"email": email, "next": next_url}
     return redirect("portal:login-code")
 
 
@@ -115,7 +119,7 @@ def _challenge(client: ServiceClient, state: dict[str, Any]) -> None:
         wait = exc.retry_after or settings.PORTAL_OTP_RESEND_SECONDS
         state["resend_at"] = time.time() + wait
         state["notice"] = (
-            f"Too many codes were asked for this address. You can ask for a new one in {_minutes(wait)}."
+            f"Too many codes were asked for this address. You can ask for a new one {wait_words(wait)}."
         )
         return
     except Locked as exc:
@@ -127,22 +131,46 @@ def _challenge(client: ServiceClient, state: dict[str, Any]) -> None:
 @service_errors
 @require_http_methods(["GET", "POST"])
 def login_view(request: HttpRequest) -> HttpResponse:
+    """GET: the email address. POST: the address, then the method chosen for it: the one asked for
+    (the other ways), else this browser's passkey for the address, else a code by email."""
     if request.method == "GET":
         return login_page(request)
     form = LoginForm(request.POST)
     if not form.is_valid():
         return login_page(request, form=form)
+    email, method = form.cleaned_data["email"], form.cleaned_data["method"]
+    next_url = safe_next(request, form.cleaned_data["next"])
+    request.session[IDENTITY] = {"email": email, "next": next_url}
+    if method == "passkey" or (not method and passkeys.hint_credential(request, email)):
+        return go(request, reverse("portal:login-passkey"))
     wait = throttle.hit(throttle.LOGIN_PER_IP, throttle.client_ip(request))
     if wait:
         return login_page(
-            request, form=form, error=f"Too many sign-in attempts. Try again in {_minutes(wait)}.", status=429
+            request, form=form, error=f"Too many sign-in attempts. Try again {wait_words(wait)}.", status=429
         )
-    return otp_start(
-        request,
-        email=form.cleaned_data["email"],
-        channel=form.cleaned_data["channel"],
-        next_url=safe_next(request, form.cleaned_data["next"]),
-    )
+    return otp_start(request, email=email, channel=method or "email", next_url=next_url)
+
+
+def _identity(request: HttpRequest) -> dict[str, str] | None:
+    return request.session.get(IDENTITY)
+
+
+@require_http_methods(["GET"])
+def login_passkey_view(request: HttpRequest) -> HttpResponse:
+    """Sign in with the passkey for the address given (the shim runs it), or have a code emailed."""
+    identity = _identity(request)
+    if identity is None:
+        return go(request, reverse("portal:login"))
+    return no_store(page(request, PASSKEY_PAGE, {**identity, "oauth_enabled": oauth.enabled()}))
+
+
+@require_http_methods(["GET"])
+def login_methods_view(request: HttpRequest) -> HttpResponse:
+    """Every other way to sign in, the same for every address."""
+    identity = _identity(request)
+    if identity is None:
+        return go(request, reverse("portal:login"))
+    return no_store(page(request, METHODS_PAGE, {**identity, "oauth_enabled": oauth.enabled()}))
 
 
 def _locked_until(state: dict[str, Any]) -> dt.datetime | None:
@@ -162,8 +190,7 @@ def _code_context(request: HttpRequest, state: dict[str, Any], **extra: Any) -> 
         "channel": state["channel"],
         "wait": wait,
         "notice": state.get("notice") or "",
-        "locked_until": locked_until,
-        "locked_for": _minutes((locked_until - timezone.now()).total_seconds()) if locked_until else "",
+        "locked_until": until_words(locked_until) if locked_until else "",
         "form": extra.pop("form", None) or CodeForm(),
         **extra,
     }
@@ -194,7 +221,7 @@ def login_code_view(request: HttpRequest) -> HttpResponse:
         return page(request, CODE_PAGE, _code_context(request, state, form=form), partial="code-form")
     wait = throttle.hit(throttle.CODE_PER_IP, throttle.client_ip(request))
     if wait:
-        error = f"Too many attempts from your network. Try again in {_minutes(wait)}."
+        error = f"Too many attempts from your network. Try again {wait_words(wait)}."
         return page(
             request, CODE_PAGE, _code_context(request, state, error=error), partial="code-form", status=429
         )
@@ -229,6 +256,7 @@ def login_code_view(request: HttpRequest) -> HttpResponse:
     throttle.reset(throttle.WRONG_CODE_PER_EMAIL, state["email"])
     next_url = safe_next(request, state.get("next"))
     request.session.pop(PENDING, None)
+    request.session.pop(IDENTITY, None)
     login_complete(
         request,
         account=account,
@@ -255,7 +283,7 @@ def login_code_resend_view(request: HttpRequest) -> HttpResponse:
         if wait:
             state["resend_at"] = now + wait
             state["notice"] = (
-                f"Too many codes were asked for this address. You can ask for a new one in {_minutes(wait)}."
+                f"Too many codes were asked for this address. You can ask for a new one {wait_words(wait)}."
             )
         elif state["credential_id"]:
             _challenge(service_client(), state)

@@ -24,6 +24,7 @@ from wallets.portal.http import service_errors
 from wallets.portal.models import PortalOAuthLink
 from wallets.portal.service import service_client
 from wallets.portal.views.login import login_page
+from wallets.portal.wording import explain, wait_words
 
 PENDING = "portal_oauth"
 PENDING_SECONDS = 600
@@ -45,7 +46,9 @@ def oauth_login_view(request: HttpRequest) -> HttpResponse:
         next_url = security
     wait = throttle.hit(throttle.LOGIN_PER_IP, throttle.client_ip(request))
     if wait:
-        return login_page(request, error="Too many sign-in attempts. Try again in a few minutes.", status=429)
+        return login_page(
+            request, error=f"Too many sign-in attempts. Try again {wait_words(wait)}.", status=429
+        )
     key = KeySigner.generate()
     redirect_uri = request.build_absolute_uri(reverse("portal:oauth-callback"))
     try:
@@ -114,7 +117,7 @@ def oauth_callback_view(request: HttpRequest) -> HttpResponse:
             if custody.session_key_rejected(request, exc):
                 return reauth_redirect(request, reverse("portal:security"))
             if exc.status in (400, 401):
-                return _failed(request, f"The sign-in could not be linked: {exc.user_message}", intent)
+                return _failed(request, f"The sign-in could not be linked. {explain(exc)}", intent)
             raise
         PortalOAuthLink.objects.update_or_create(
             issuer=token.issuer,
@@ -144,7 +147,7 @@ def oauth_callback_view(request: HttpRequest) -> HttpResponse:
         )
     except ServiceError as exc:
         if exc.status in (400, 401, 404):
-            return _failed(request, f"The sign-in was not accepted: {exc.user_message}", intent)
+            return _failed(request, f"The sign-in was not accepted. {explain(exc)}", intent)
         raise
     except wallet_crypto.WalletCryptoError:
         return _failed(request, "The service's answer could not be opened. Please try again.", intent)

@@ -6,6 +6,10 @@ The shim (`static/wallets/webauthn.js`) posts JSON and gets JSON back: the next 
 Which passkey signs in: the person types their email; the portal asks the service for a challenge
 for that wallet's passkey last used in this browser (a signed cookie remembers it), else its newest.
 An address without a passkey gets options that look the same and simply find no credential.
+
+Or the person picks a passkey from the browser's autofill on the email field (conditional
+mediation): that pick names the passkey (`rawId`) and its wallet (`userHandle`), and the sign-in
+goes on as above with the service's challenge for it, a second confirmation on the device.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from payments.client import (
+    AuthMethod,
     BadRequest,
     KeySigner,
     NotFound,
@@ -35,12 +40,11 @@ from wallets.portal.forms import PasskeyAddForm, PasskeyLoginForm
 from wallets.portal.http import json_body, no_store, page, service_errors, wants_json
 from wallets.portal.models import PortalAccount
 from wallets.portal.service import service_client
-from wallets.portal.views.login import account_wallet_refresh
+from wallets.portal.views.login import IDENTITY, account_wallet_refresh
+from wallets.portal.wording import explain, wait_words
 
 LOGIN = "portal_passkey_login"
 ADD = "portal_passkey_add"
-HINT_COOKIE = "portal_passkey"
-HINT_SALT = "wallets.portal.passkey-hint"
 PENDING_SECONDS = 300
 _KEY_PURPOSE = "portal-pending-login-key"
 NO_PASSKEY = (
@@ -64,8 +68,21 @@ def _choose_passkey(request: HttpRequest, client: ServiceClient, account: Portal
     keys = [c for c in client.credentials.list(account.wallet_account_id) if c.type == "PASSKEY"]
     if not keys:
         return None
-    hint = request.get_signed_cookie(HINT_COOKIE, default=None, salt=HINT_SALT)
+    hint = passkeys.hint_credential(request, account.email)
     return next((c for c in keys if c.id == hint), keys[-1])
+
+
+def _picked_passkey(client: ServiceClient, credential: Any) -> tuple[PortalAccount | None, AuthMethod | None]:
+    """The account and passkey the browser's autofill pick names, if the portal knows them."""
+    try:
+        webauthn_id, handle = passkeys.picked_passkey(credential)
+    except passkeys.BrowserCredentialInvalid:
+        return None, None
+    account = PortalAccount.objects.filter(passkey_user_handle=handle).first() if handle else None
+    if account is None or not account.wallet_account_id:
+        return None, None
+    keys = client.credentials.list(account.wallet_account_id)
+    return account, next((c for c in keys if c.type == "PASSKEY" and c.credential_id == webauthn_id), None)
 
 
 def _login_ceremony(
@@ -105,12 +122,25 @@ def _login_ceremony(
 def passkey_login_options_view(request: HttpRequest) -> HttpResponse:
     if not wants_json(request):
         return _needs_js(request)
-    form = PasskeyLoginForm(json_body(request))
+    body = json_body(request)
+    if body.get("autofill") is True:
+        # Nothing is kept, asked of the service or counted until the person picks a passkey: the
+        # page asks on every load, at the same time as the person may already submit the form.
+        options = passkeys.autofill_request_options()
+        return _json(
+            {
+                "mode": "get",
+                "mediation": "conditional",
+                "publicKey": options,
+                "post": reverse("portal:passkey-login"),
+            }
+        )
+    form = PasskeyLoginForm(body)
     if not form.is_valid():
         return _json({"error": "Enter your email address first."}, status=400)
     wait = throttle.hit(throttle.LOGIN_PER_IP, throttle.client_ip(request))
     if wait:
-        return _json({"error": "Too many sign-in attempts. Try again in a few minutes."}, status=429)
+        return _json({"error": f"Too many sign-in attempts. Try again {wait_words(wait)}."}, status=429)
     client = service_client()
     account = PortalAccount.objects.filter(email=form.cleaned_data["email"]).first()
     chosen = _choose_passkey(request, client, account)
@@ -131,6 +161,9 @@ def passkey_login_options_view(request: HttpRequest) -> HttpResponse:
 def passkey_login_view(request: HttpRequest) -> HttpResponse:
     if not wants_json(request):
         return _needs_js(request)
+    body = json_body(request)
+    if body.get("autofill") is True:
+        return _autofill_picked(request, body)
     state = request.session.pop(LOGIN, None)
     if not state or time.time() - state["at"] > PENDING_SECONDS:
         return _json({"error": "That took too long. Please start again."}, status=400)
@@ -138,7 +171,7 @@ def passkey_login_view(request: HttpRequest) -> HttpResponse:
     if account is None:
         return _json({"error": NO_PASSKEY}, status=400)
     try:
-        assertion = passkeys.assertion_from_browser(json_body(request).get("credential"))
+        assertion = passkeys.assertion_from_browser(body.get("credential"))
     except passkeys.BrowserCredentialInvalid:
         return _json({"error": "The browser did not return a passkey."}, status=400)
     client = service_client()
@@ -163,19 +196,32 @@ def passkey_login_view(request: HttpRequest) -> HttpResponse:
         credential_id=state["credential_id"],
         credential_type="PASSKEY",
     )
+    request.session.pop(IDENTITY, None)
     if state["purpose"] == "activate":
         messages.success(request, "Your passkey was added. You are now signed in with it.")
     response = _json({"redirect": safe_next(request, state["next"])})
-    response.set_signed_cookie(
-        HINT_COOKIE,
-        state["credential_id"],
-        salt=HINT_SALT,
-        max_age=365 * 86400,
-        httponly=True,
-        samesite="Lax",
-        secure=request.is_secure(),
-    )
+    passkeys.hint_set(response, request, email=account.email, credential_id=state["credential_id"])
     return response
+
+
+def _autofill_picked(request: HttpRequest, body: dict[str, Any]) -> HttpResponse:
+    """A passkey picked from the autofill: the service's challenge for it (a passkey the portal does
+    not know gets options that look the same and find nothing)."""
+    wait = throttle.hit(throttle.LOGIN_PER_IP, throttle.client_ip(request))
+    if wait:
+        return _json({"error": f"Too many sign-in attempts. Try again {wait_words(wait)}."}, status=429)
+    client = service_client()
+    account, chosen = _picked_passkey(client, body.get("credential"))
+    step = _login_ceremony(
+        request,
+        client,
+        account=account if chosen else None,
+        credential_id=chosen.id if chosen else None,
+        webauthn_id=chosen.credential_id if chosen else None,
+        next_url=safe_next(request, str(body.get("next") or "")),
+        purpose="login",
+    )
+    return _json(step)
 
 
 def _add_guard(request: HttpRequest) -> tuple[PortalAccount | None, JsonResponse | None]:
@@ -251,7 +297,7 @@ def passkey_add_view(request: HttpRequest) -> HttpResponse:
         if exc.code == "PASSKEY_CREDENTIAL_ALREADY_EXISTS":
             return _json({"error": "This passkey is already registered for your wallet."}, status=400)
         if exc.status in (400, 401):
-            return _json({"error": f"The passkey was not accepted: {exc.user_message}"}, status=400)
+            return _json({"error": f"The passkey was not added. {explain(exc)}"}, status=400)
         raise
     # Activation: sign in with the new passkey straight away (challenge, assertion, verify).
     step = _login_ceremony(

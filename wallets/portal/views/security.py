@@ -15,14 +15,17 @@ from typing import Any
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.timesince import timesince
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from payments.client import AuthMethod, KeySigner, ServiceClient, ServiceError, wallet_crypto
+from payments.client import AuthMethod, KeySigner, ServiceClient, ServiceError, Session, wallet_crypto
 from wallets.portal import custody, oauth
 from wallets.portal.auth import (
     auth_is_fresh,
     current_account,
+    login_url,
     logout,
     portal_login_required,
     reauth_redirect,
@@ -35,9 +38,10 @@ from wallets.portal.credential_names import (
 )
 from wallets.portal.forms import CredentialLabelForm
 from wallets.portal.http import go, no_store, page, service_errors
-from wallets.portal.models import PortalAccount, PortalOAuthLink
+from wallets.portal.models import PortalAccount, PortalOAuthLink, PortalSessionKey
 from wallets.portal.service import export_signer_key, service_client, wallet_of
 from wallets.portal.views.login import account_wallet_refresh
+from wallets.portal.wording import explain
 
 SECURITY_PAGE = "wallets/portal/security.html"
 TYPE_LABELS = {
@@ -55,14 +59,37 @@ def _wallet(client: ServiceClient, account: PortalAccount) -> str:
     return wallet_id
 
 
+def _session_row(session: Session, browser: PortalSessionKey | None, *, is_current: bool) -> dict[str, Any]:
+    """A session as the Security page lists it: the device, address and latest activity of the
+    browser that holds it when it is one of ours; a session opened elsewhere (another app, the API)
+    by when it began."""
+    if browser is None:
+        device, address = "Another app or device", ""
+        activity = f"Signed in {timesince(session.created_at)} ago" if session.created_at else ""
+    else:
+        device, address = browser.device or "A web browser", browser.ip_address
+        idle = timezone.now() - browser.last_seen
+        activity = (
+            "Active now"
+            if is_current or idle.total_seconds() < 60
+            else f"Active {timesince(browser.last_seen, depth=1)} ago"
+        )
+    return {
+        "item": session,
+        "label": TYPE_LABELS.get(session.type, session.type),
+        "device": device,
+        "address": address,
+        "activity": activity,
+        "is_current": is_current,
+    }
+
+
 def _security_context(request: HttpRequest, client: ServiceClient, account: PortalAccount) -> dict[str, Any]:
     wallet_id = _wallet(client, account)
     credentials = client.credentials.list(wallet_id)
     sessions = client.sessions.list(wallet_id)
     current = custody.current_session_key(request)
-    if current is not None and current.service_session_id not in {s.id for s in sessions}:
-        custody.session_keys_forget(request, revoke=False)  # revoked elsewhere
-        current = None
+    browsers = {row.service_session_id: row for row in PortalSessionKey.objects.filter(account=account)}
     wallet = wallet_of(client, account.customer_id)
     labels = credential_labels(account)
     return {
@@ -78,11 +105,9 @@ def _security_context(request: HttpRequest, client: ServiceClient, account: Port
             for c in credentials
         ],
         "sessions": [
-            {
-                "item": s,
-                "label": TYPE_LABELS.get(s.type, s.type),
-                "is_current": current is not None and s.id == current.service_session_id,
-            }
+            _session_row(
+                s, browsers.get(s.id), is_current=current is not None and s.id == current.service_session_id
+            )
             for s in sessions
         ],
         "private_enabled": bool(wallet and wallet.private_enabled),
@@ -98,9 +123,12 @@ def _security_context(request: HttpRequest, client: ServiceClient, account: Port
 @require_http_methods(["GET"])
 def security_view(request: HttpRequest) -> HttpResponse:
     client = service_client()
-    return no_store(
-        page(request, SECURITY_PAGE, _security_context(request, client, current_account(request)))
-    )
+    context = _security_context(request, client, current_account(request))
+    current = custody.current_session_key(request)
+    if current is not None and not any(row["is_current"] for row in context["sessions"]):
+        custody.browser_sign_out(request, revoke=False)  # its session was ended elsewhere
+        return go(request, login_url(reverse("portal:security")))
+    return no_store(page(request, SECURITY_PAGE, context))
 
 
 def _credential(client: ServiceClient, wallet_id: str, credential_id: str) -> tuple[AuthMethod, int]:
@@ -144,8 +172,9 @@ def credential_remove_view(request: HttpRequest, credential_id: str) -> HttpResp
         if custody.session_key_rejected(request, exc):
             return reauth_redirect(request, here)
         if exc.status in (400, 401, 404):
-            return page(request, template, {**context, "error": exc.user_message})
+            return page(request, template, {**context, "error": explain(exc)})
         raise
+    custody.browser_sessions_end(account, credential_id=credential.id)  # the service ended them all
     PortalOAuthLink.objects.filter(account=account, credential_id=credential.id).delete()
     credential_label_forget(account, credential.id)
     messages.success(request, f"{context['label']} “{context['name']}” was removed.")
@@ -220,6 +249,7 @@ def session_revoke_view(request: HttpRequest, session_id: str) -> HttpResponse:
         if custody.session_key_rejected(request, exc):
             return reauth_redirect(request, security)
         raise
+    custody.browser_sessions_end(account, session_id=session_id)
     context = _security_context(request, client, account)
     if not getattr(request, "htmx", False):
         messages.success(request, "That session was signed out.")

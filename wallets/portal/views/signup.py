@@ -20,6 +20,7 @@ from wallets.portal.http import page, service_errors
 from wallets.portal.models import PortalAccount
 from wallets.portal.service import service_client
 from wallets.portal.views.login import account_wallet_refresh, otp_start
+from wallets.portal.wording import explain, explain_field, wait_words
 
 SIGNUP = "portal_signup_account"
 SIGNUP_PAGE = "wallets/portal/signup.html"
@@ -44,7 +45,7 @@ def signup_view(request: HttpRequest) -> HttpResponse:
         return page(request, SIGNUP_PAGE, context)
     wait = throttle.hit(throttle.SIGNUP_PER_IP, throttle.client_ip(request))
     if wait:
-        form.add_error(None, "Too many sign-ups from your network. Please try again later.")
+        form.add_error(None, f"Too many sign-ups from your network. Please try again {wait_words(wait)}.")
         return page(request, SIGNUP_PAGE, context, status=429)
 
     email = form.cleaned_data["email"]
@@ -66,9 +67,11 @@ def signup_view(request: HttpRequest) -> HttpResponse:
             end_user_terms_consent=consent,
         )
     except BadRequest as exc:
-        for error in exc.field_errors or [{"message": exc.user_message}]:
+        for error in exc.field_errors:
             field = _FIELDS.get(str(error.get("field", "")).split(".")[0])
-            form.add_error(field, error.get("message") or exc.user_message)
+            form.add_error(field, explain_field(error) if field else explain(exc))
+        if not exc.field_errors:
+            form.add_error(None, explain(exc))
         return page(request, SIGNUP_PAGE, context)
     try:
         account = PortalAccount.objects.create(email=email, customer_id=customer.id)
