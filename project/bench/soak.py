@@ -5,9 +5,12 @@ every process stays up. Not part of CI; run it by hand:
 
 It starts runsystem on a free port with a fresh data directory, points the platform's webhooks at a
 local receiver, and has each client loop over: create a customer, fund its account, quote and execute
-a payment (which records webhook events the worker delivers), read the transaction. Every 10 s it
-notes runsystem's children; at the end it prints the requests by status, req/s, the restarts
-runsystem logged, the webhooks delivered, and exits 1 if any request got a 5xx, a child was
+a payment (which records webhook events the worker delivers), read the transaction. Beside them,
+SOAK_BROWSERS (1) headless Chromium tabs (Debian's chromium, through Playwright) use the portal as a
+person does, over and over: sign up, sign in with the emailed code, add test funds, send to a new US
+bank account, confirm, see it delivered, sign out. Every 10 s it notes runsystem's children; at the
+end it prints the requests by status, req/s, the portal rounds, the restarts runsystem logged, the
+webhooks delivered, and exits 1 if any request got a 5xx, a portal round failed, a child was
 restarted, or a process is gone.
 """
 
@@ -29,6 +32,7 @@ from project.bench.live_system import free_port, running_system
 
 SECONDS = int(os.environ.get("SOAK_SECONDS", "1800"))
 CLIENTS = int(os.environ.get("SOAK_CLIENTS", "4"))
+BROWSERS = int(os.environ.get("SOAK_BROWSERS", "1"))
 PAUSE = float(os.environ.get("SOAK_PAUSE_SECONDS", "0.05"))  # between a client's requests
 
 CONSENT = {
@@ -127,11 +131,89 @@ class Load:
         self._count("GET /transactions/{id}", api.get(f"/transactions/{quote['transactionId']}"))
 
 
+class PortalLoad:
+    """A person using the portal, round after round, in one headless Chromium tab."""
+
+    def __init__(self, system, deadline: float) -> None:
+        self.data_dir = system.data_dir
+        self.base = f"http://localhost:{system.port}"  # passkeys and the portal's links want localhost
+        self.deadline = deadline
+        self.rounds: Counter[str] = Counter()
+        self.failures: list[str] = []
+        self.lock = threading.Lock()
+        self.sequence = 0
+
+    def browser(self) -> None:
+        from playwright.sync_api import sync_playwright
+
+        from tests.browser import CHROMIUM_ARGS, chromium_path
+
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+            while time.monotonic() < self.deadline:
+                with self.lock:
+                    self.sequence += 1
+                    n = self.sequence
+                context = chromium.new_context()
+                context.set_default_timeout(30_000)
+                page = context.new_page()
+                try:
+                    self._round(page, n)
+                except Exception as exc:  # a failed round is the finding; keep going
+                    page.screenshot(path=str(self.data_dir / f"portal-round-{n}.png"), full_page=True)
+                    with self.lock:
+                        self.rounds["failed"] += 1
+                        self.failures.append(f"round {n} at {page.url}: {type(exc).__name__}: {str(exc)[:300]}")
+                else:
+                    with self.lock:
+                        self.rounds["completed"] += 1
+                finally:
+                    context.close()
+            chromium.close()
+
+    def _round(self, page, n: int) -> None:
+        from playwright.sync_api import expect
+
+        email = f"soak-person-{n}-{os.getpid()}@example.com"
+        page.goto(self.base + "/signup/")
+        page.fill("#id_email", email)
+        page.fill("#id_full_name", f"Soak Person {n}")
+        page.check("#id_terms")
+        page.get_by_role("button", name="Create my wallet").click()
+        page.wait_for_url("**/signup/status/")
+        page.goto(self.base + "/login/")
+        page.fill("#id_email", email)
+        page.get_by_role("button", name="Continue", exact=True).click()
+        page.wait_for_url("**/login/code/")
+        page.locator(".code-box").first.click()
+        page.keyboard.type("000000")
+        page.get_by_role("button", name="Sign in", exact=True).click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Your wallet")
+        page.goto(self.base + "/home/")
+        page.get_by_role("button", name="Add test funds").click()
+        expect(page.locator("[data-balance=USDC]")).to_have_text("100.00\xa0USDC")
+        page.goto(self.base + "/send/")
+        page.fill("#id_beneficiary_name", "John Doe")
+        page.fill("#id_account_number", f"{100_000 + n}001")  # ends 001: the sandbox's plain success
+        page.fill("#id_routing_number", "021000021")
+        page.fill("#id_amount", "1")
+        page.get_by_role("button", name="Continue").click()
+        page.wait_for_url("**/quotes/Quote:*/")
+        page.get_by_role("button", name="Confirm and send").click()
+        page.wait_for_url("**/transactions/Transaction:*/")
+        expect(page.locator("[data-status]")).to_have_text("Delivered")
+        page.get_by_role("button", name="Sign out").first.click()
+        page.wait_for_url(self.base + "/")
+
+
 def main() -> int:
     receiver = ThreadingHTTPServer(("127.0.0.1", free_port()), _Receiver)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
     data_dir = Path(tempfile.mkdtemp(prefix="soak-"))
-    print(f"soak: {SECONDS} s, {CLIENTS} clients, data in {data_dir}", flush=True)
+    print(f"soak: {SECONDS} s, {CLIENTS} clients, {BROWSERS} browsers, data in {data_dir}", flush=True)
+    # One address makes every sign-up and sign-in here: lift the portal's per-address limits.
+    for name in ("SIGNUPS_PER_HOUR", "SIGNINS_PER_10_MINUTES", "CODE_ENTRIES_PER_10_MINUTES"):
+        os.environ[f"PORTAL_{name}"] = "1000000"
     with running_system(data_dir) as system:
         with system.client() as api:
             webhook = f"http://127.0.0.1:{receiver.server_address[1]}/hooks"
@@ -139,7 +221,9 @@ def main() -> int:
         first_children = system.children()
         started = time.monotonic()
         load = Load(system, started + SECONDS)
+        portal = PortalLoad(system, started + SECONDS)
         threads = [threading.Thread(target=load.client) for _ in range(CLIENTS)]
+        threads += [threading.Thread(target=portal.browser) for _ in range(BROWSERS)]
         for thread in threads:
             thread.start()
         changes = []
@@ -170,6 +254,8 @@ def main() -> int:
         "requests_per_second": round(total / elapsed, 1),
         "by_status": dict(sorted(load.statuses.items())),
         "client_errors": dict(load.errors),
+        "portal_rounds": dict(portal.rounds),
+        "portal_failures": portal.failures[:10],
         "server_errors": server_errors,
         "webhooks_delivered": _Receiver.received,
         "child_changes": changes,
@@ -177,7 +263,8 @@ def main() -> int:
         "all_processes_up_at_end": alive,
     }
     print(json.dumps(report, indent=2), flush=True)
-    return 0 if alive and not changes and not restarts and not server_errors and not load.errors else 1
+    healthy = not (changes or restarts or server_errors or load.errors or portal.rounds["failed"])
+    return 0 if alive and healthy else 1
 
 
 if __name__ == "__main__":
