@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 # Playwright's sync API runs an event loop in the test thread; Django would refuse ORM calls from the
 # test body without this test-only opt-out.
@@ -73,6 +74,11 @@ def watch_csp(context) -> list[str]:
         ),
     )
     return violations
+
+
+# Playwright's assertions wait 5 s by default; an htmx swap on a loaded 2-core CI machine has taken
+# longer. Actions already wait 15 s (the context's default timeout below).
+expect.set_options(timeout=15_000)
 
 
 def _watched_page(browser, **options):
