@@ -10,8 +10,33 @@ Redis none of this applies.
 
 from __future__ import annotations
 
+from kombu.transport.sqlalchemy import Channel as SQLAlchemyChannel
 from kombu.transport.sqlalchemy import Transport as SQLAlchemyTransport
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.pool import NullPool
+
+
+class Channel(SQLAlchemyChannel):
+    """kombu's channel, safe when several processes open a new broker file at the same moment.
+
+    kombu guards table and queue creation with a lock inside one process only: a web server and a
+    worker starting together both create the `celery` queue row, and the second insert fails on the
+    unique name (or both create the tables, and the second fails on "already exists")."""
+
+    def _open(self):
+        for attempt in range(3):
+            try:
+                return super()._open()
+            except OperationalError:  # another process created the tables first: they exist now
+                if attempt == 2:
+                    raise
+
+    def _get_or_create(self, queue):
+        try:
+            return super()._get_or_create(queue)
+        except IntegrityError:
+            self.session.rollback()
+            return self.session.query(self.queue_cls).filter(self.queue_cls.name == queue).one()
 
 
 class Transport(SQLAlchemyTransport):
@@ -19,6 +44,7 @@ class Transport(SQLAlchemyTransport):
     worker takes at most a prefetch's worth of messages per poll (CELERY_WORKER_PREFETCH_MULTIPLIER
     1), so at 1 s a worker of concurrency 2 ran about two tasks a second however short."""
 
+    Channel = Channel
     polling_interval = 0.1
 
 

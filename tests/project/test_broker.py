@@ -70,3 +70,27 @@ def test_concurrent_writers_and_a_worker_lose_nothing_and_pruning_empties_the_ta
             worker.kill()
             worker.wait()
     assert "Traceback" not in worker.stderr.read()
+
+
+def test_a_queue_another_process_creates_at_the_same_moment_is_used_not_an_error(tmp_path):
+    from kombu import Connection
+
+    from project.broker import SQLITE_TRANSPORT_OPTIONS, Transport
+
+    url = f"sqlite:///{tmp_path / 'broker.sqlite3'}"
+    with Connection(url, transport=Transport, transport_options=SQLITE_TRANSPORT_OPTIONS) as connection:
+        channel = connection.default_channel
+        session = channel.session
+        add = session.add
+
+        def add_after_the_other_process(obj):  # the other process's insert lands between check and insert
+            del session.add
+            with sqlite3.connect(tmp_path / "broker.sqlite3") as db:
+                db.execute("INSERT INTO kombu_queue (name) VALUES ('celery')")
+            add(obj)
+
+        session.add = add_after_the_other_process
+        channel._put("celery", {"body": "first"})
+        assert channel._size("celery") == 1
+    with sqlite3.connect(tmp_path / "broker.sqlite3") as db:
+        assert db.execute("SELECT count(*) FROM kombu_queue WHERE name = 'celery'").fetchone() == (1,)
