@@ -1,2 +1,1 @@
-"""The portal's money pages: home (balances, receiving, history), send, quote confirmation and
-transaction status. Browser side only: everything goes through `payments.client`."""
+"""The URLs of the portal's money pages (the pages themselves are in `wallets.portal.views`)."""

@@ -1,20 +1,20 @@
 from django.urls import path
 
-from payments.portal import sca, views
+from wallets.portal.views import money, quotes, sca, send
 
 app_name = "payments"
 
 urlpatterns = [
-    path("home/", views.money_home_view, name="home"),
-    path("home/fund/", views.sandbox_fund_view, name="sandbox-fund"),
-    path("send/", views.send_view, name="send"),
-    path("send/validate/", views.send_validate_view, name="send-validate"),
-    path("quotes/<str:quote_id>/", views.quote_confirm_view, name="quote-confirm"),
-    path("quotes/<str:quote_id>/requote/", views.quote_requote_view, name="quote-requote"),
-    path("transactions/<str:transaction_id>/", views.transaction_status_view, name="transaction-status"),
+    path("home/", money.money_home_view, name="home"),
+    path("home/fund/", money.sandbox_fund_view, name="sandbox-fund"),
+    path("send/", send.send_view, name="send"),
+    path("send/validate/", send.send_validate_view, name="send-validate"),
+    path("quotes/<str:quote_id>/", quotes.quote_confirm_view, name="quote-confirm"),
+    path("quotes/<str:quote_id>/requote/", quotes.quote_requote_view, name="quote-requote"),
+    path("transactions/<str:transaction_id>/", money.transaction_status_view, name="transaction-status"),
     path(
         "transactions/<str:transaction_id>/receipt/",
-        views.transaction_receipt_view,
+        money.transaction_receipt_view,
         name="transaction-receipt",
     ),
     # Strong Customer Authentication: a payment's approval steps, the SCA login, the payment passkey.

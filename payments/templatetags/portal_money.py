@@ -7,7 +7,7 @@ from typing import Any
 
 from django import template
 
-from payments.portal.money import amount_text, failure_words, status_badge_tone, status_words
+from wallets.portal.money import amount_text, failure_words, status_badge_tone, status_words
 
 register = template.Library()
 

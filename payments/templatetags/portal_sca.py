@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from payments.portal.sca_steps import sca_region
+from wallets.portal.sca_steps import sca_region
 
 register = template.Library()
 

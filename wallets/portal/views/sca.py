@@ -29,15 +29,15 @@ from payments.client import (
     ServiceError,
     SignerRequired,
 )
-from payments.portal import sca_steps
-from payments.portal.views import _account, _own_quote, _quote_context
-from wallets.portal import throttle
+from wallets.portal import sca_steps, throttle
 from wallets.portal.auth import auth_is_fresh, login_url, portal_login_required, reauth_redirect, safe_next
 from wallets.portal.custody import session_key_rejected, session_signer
 from wallets.portal.devices import device_name
 from wallets.portal.forms import CodeForm, PhoneForm
 from wallets.portal.http import go, json_body, no_store, page, service_errors, wants_json
 from wallets.portal.service import service_client
+from wallets.portal.views.money import _account, _own_quote
+from wallets.portal.views.quotes import _quote_context
 from wallets.portal.wording import explain, wait_words
 
 CONFIRM_PAGE = "payments/portal/quote_confirm.html"
