@@ -1,4 +1,4 @@
-"""Template tags of the portal's payment security (the rules live in `payments.portal.sca_steps`)."""
+"""Template tags of the portal's payment security (the rules live in `wallets.portal.sca_steps`)."""
 
 from __future__ import annotations
 
