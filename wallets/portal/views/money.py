@@ -119,7 +119,7 @@ def money_home_view(request: HttpRequest) -> HttpResponse:
     cursor = request.GET.get("cursor") or None
     context: dict[str, Any] = {"account": account, **_history(client, account, cursor)}
     if getattr(request, "htmx", False) and request.GET.get("part") == "history":
-        return no_store(page(request, "payments/portal/home.html", context, partial="history"))
+        return no_store(page(request, "wallets/portal/money.html", context, partial="history"))
     accounts = client.internal_accounts.list(customer_id=account.customer_id, limit=50).data
     wallet = next((a for a in accounts if a.id == account.wallet_account_id), None)
     others = [a for a in accounts if a.id != account.wallet_account_id and a.balance and a.balance.amount]
@@ -130,7 +130,7 @@ def money_home_view(request: HttpRequest) -> HttpResponse:
         sandbox=settings.SANDBOX,
         fund_units=SANDBOX_FUND_UNITS,
     )
-    return no_store(page(request, "payments/portal/home.html", context))
+    return no_store(page(request, "wallets/portal/money.html", context))
 
 
 @require_POST
@@ -185,7 +185,7 @@ def transaction_status_view(request: HttpRequest, transaction_id: str) -> HttpRe
         "live": txn.status not in TERMINAL_STATUSES,
         "poll_seconds": POLL_SECONDS,
     }
-    return no_store(page(request, "payments/portal/transaction_status.html", context, partial="status"))
+    return no_store(page(request, "wallets/portal/transaction_status.html", context, partial="status"))
 
 
 @require_GET
@@ -196,4 +196,4 @@ def transaction_receipt_view(request: HttpRequest, transaction_id: str) -> HttpR
     client = service_client()
     txn = _own_transaction(client, _account(request), transaction_id)
     context = {**_payment_context(client, txn), "printed_at": timezone.now()}
-    return no_store(page(request, "payments/portal/receipt.html", context))
+    return no_store(page(request, "wallets/portal/receipt.html", context))

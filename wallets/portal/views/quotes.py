@@ -100,7 +100,7 @@ def _execute(request: HttpRequest, client: ServiceClient, quote: Quote) -> Quote
 @portal_login_required
 @service_errors
 def quote_confirm_view(request: HttpRequest, quote_id: str) -> HttpResponse:
-    template = "payments/portal/quote_confirm.html"
+    template = "wallets/portal/quote_confirm.html"
     account = _account(request)
     client = service_client()
     quote = _own_quote(client, account, quote_id)
@@ -162,6 +162,6 @@ def quote_requote_view(request: HttpRequest, quote_id: str) -> HttpResponse:
         )
     except ServiceError as exc:
         context = _quote_context(request, old, error=f"A new quote could not be made. {explain(exc)}")
-        return no_store(page(request, "payments/portal/quote_confirm.html", context, partial="quote-panel"))
+        return no_store(page(request, "wallets/portal/quote_confirm.html", context, partial="quote-panel"))
     _remember_side(request, quote, side)
     return go(request, reverse("payments:quote-confirm", args=[quote.id]))

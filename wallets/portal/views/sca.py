@@ -40,11 +40,11 @@ from wallets.portal.views.money import _account, _own_quote
 from wallets.portal.views.quotes import _quote_context
 from wallets.portal.wording import explain, wait_words
 
-CONFIRM_PAGE = "payments/portal/quote_confirm.html"
-STEP = "payments/portal/_sca_step.html"
-LOGIN_PAGE = "payments/portal/sca_login.html"
-CODE_PAGE = "payments/portal/sca_login_code.html"
-SECURITY_PAGE = "payments/portal/sca_security.html"
+CONFIRM_PAGE = "wallets/portal/quote_confirm.html"
+STEP = "wallets/portal/_sca_step.html"
+LOGIN_PAGE = "wallets/portal/sca_login.html"
+CODE_PAGE = "wallets/portal/sca_login_code.html"
+SECURITY_PAGE = "wallets/portal/sca_security.html"
 LOGIN = "portal_sca_login"  # session: the SMS login in progress {challenge_id, resend_at, next}
 
 

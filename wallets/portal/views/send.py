@@ -63,7 +63,7 @@ def _send_form(
 @portal_login_required
 @service_errors
 def send_view(request: HttpRequest) -> HttpResponse:
-    template = "payments/portal/send.html"
+    template = "wallets/portal/send.html"
     account = _account(request)
     client = service_client()
     wallet = _wallet(client, account)
@@ -169,4 +169,4 @@ def send_validate_view(request: HttpRequest) -> HttpResponse:
         if name != "__all__" and not request.POST.get(name, "").strip():
             del form.errors[name]
     context = {"form": form, "bank_fields": [form[name] for name in BANK_FIELD_NAMES]}
-    return page(request, "payments/portal/send.html", context, partial="bank-errors")
+    return page(request, "wallets/portal/send.html", context, partial="bank-errors")
