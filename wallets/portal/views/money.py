@@ -142,7 +142,7 @@ def sandbox_fund_view(request: HttpRequest) -> HttpResponse:
     wallet = _wallet(client, account) if settings.SANDBOX else None
     if wallet is None or wallet.balance is None:
         messages.error(request, "Test funds are available only for a ready wallet in the sandbox.")
-        return go(request, reverse("payments:home"))
+        return go(request, reverse("portal:money-home"))
     currency = wallet.balance.currency
     try:
         client.sandbox.fund(wallet.id, SANDBOX_FUND_UNITS * 10 ** (currency.decimals or 0))
@@ -150,7 +150,7 @@ def sandbox_fund_view(request: HttpRequest) -> HttpResponse:
         messages.error(request, f"Test funds could not be added. {explain(exc)}")
     else:
         messages.success(request, f"Added {SANDBOX_FUND_UNITS} {currency.code} of test funds.")
-    return go(request, reverse("payments:home"))
+    return go(request, reverse("portal:money-home"))
 
 
 # --- 7. live status and the receipt ---------------------------------------------------------------

@@ -43,7 +43,7 @@ def _executed(quote: Quote) -> bool:
 
 
 def _status_url(quote: Quote) -> str:
-    return reverse("payments:transaction-status", args=[quote.transaction_id])
+    return reverse("portal:transaction-status", args=[quote.transaction_id])
 
 
 # --- 7. quote confirmation ------------------------------------------------------------------------
@@ -76,7 +76,7 @@ def _quote_context(request: HttpRequest, quote: Quote, **extra: Any) -> dict[str
 def _execute(request: HttpRequest, client: ServiceClient, quote: Quote) -> Quote | HttpResponse | Exception:
     """Execute the quote; the quote after it, a response (sign in again), or what went wrong."""
     signer = session_signer(request)
-    here = reverse("payments:quote-confirm", args=[quote.id])
+    here = reverse("portal:quote-confirm", args=[quote.id])
     if signer is None:
         return reauth_redirect(request, here)
     try:
@@ -164,4 +164,4 @@ def quote_requote_view(request: HttpRequest, quote_id: str) -> HttpResponse:
         context = _quote_context(request, old, error=f"A new quote could not be made. {explain(exc)}")
         return no_store(page(request, "wallets/portal/quote_confirm.html", context, partial="quote-panel"))
     _remember_side(request, quote, side)
-    return go(request, reverse("payments:quote-confirm", args=[quote.id]))
+    return go(request, reverse("portal:quote-confirm", args=[quote.id]))

@@ -76,7 +76,7 @@ def send_view(request: HttpRequest) -> HttpResponse:
         quote = _quote_from_form(request, client, account, wallet, form, saved)
         if quote is not None:
             _remember_side(request, quote, form.cleaned_data["locked_side"])
-            return go(request, reverse("payments:quote-confirm", args=[quote.id]))
+            return go(request, reverse("portal:quote-confirm", args=[quote.id]))
     status = 400 if form.is_bound and form.errors else 200
     return no_store(page(request, template, context, partial="send-form", status=status))
 
