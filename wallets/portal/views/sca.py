@@ -31,6 +31,7 @@ from payments.client import (
 )
 from wallets.portal import sca_steps, throttle
 from wallets.portal.auth import auth_is_fresh, login_url, portal_login_required, reauth_redirect, safe_next
+from wallets.portal.code_step import code_step_entry, code_step_page
 from wallets.portal.custody import session_key_rejected, session_signer
 from wallets.portal.devices import device_name
 from wallets.portal.forms import CodeForm, PhoneForm
@@ -184,7 +185,9 @@ def quote_authorize_resend_view(request: HttpRequest, quote_id: str) -> HttpResp
 
 
 def _login_next(request: HttpRequest) -> str:
-    return safe_next(request, request.GET.get("next") or request.POST.get("next"), reverse("portal:money-home"))
+    return safe_next(
+        request, request.GET.get("next") or request.POST.get("next"), reverse("portal:money-home")
+    )
 
 
 def _login_started(request: HttpRequest, client: ServiceClient, customer_id: str, next_url: str) -> str:
@@ -243,6 +246,9 @@ def _code_context(request: HttpRequest, state: dict[str, Any], **extra: Any) -> 
         "wait": max(0, int(state.get("resend_at", 0) - time.time() + 0.999)),
         "form": extra.pop("form", None) or CodeForm(),
         "next": state.get("next", ""),
+        "code_url": reverse("portal:sca-login-code"),
+        "resend_url": reverse("portal:sca-login-code-resend"),
+        "submit": "Confirm",
         **extra,
     }
 
@@ -254,25 +260,20 @@ def sca_login_code_view(request: HttpRequest) -> HttpResponse:
     state = request.session.get(LOGIN)
     if not state or not state.get("challenge_id"):
         return go(request, reverse("portal:sca-login"))
-    if request.method == "GET":
-        if request.GET.get("part") == "resend":
-            return page(request, CODE_PAGE, _code_context(request, state), partial="resend")
-        return no_store(page(request, CODE_PAGE, _code_context(request, state)))
-    form = CodeForm(request.POST)
-    if not form.is_valid():
-        return page(request, CODE_PAGE, _code_context(request, state, form=form), partial="code-form")
-    wait = throttle.hit(throttle.CODE_PER_IP, throttle.client_ip(request))
-    if wait:
-        error = f"Too many attempts from your network. Please try again {wait_words(wait)}."
-        return page(
-            request, CODE_PAGE, _code_context(request, state, error=error), partial="code-form", status=429
-        )
+    code = code_step_entry(
+        request,
+        CODE_PAGE,
+        lambda **extra: _code_context(request, state, **extra),
+        too_many="Too many attempts from your network. Please try again {wait}.",
+    )
+    if isinstance(code, HttpResponse):
+        return code
     try:
         done = service_client().sca.login_complete(
             _account(request).customer_id,
             factor="SMS_OTP",
             challenge_id=state["challenge_id"],
-            code=form.cleaned_data["code"],
+            code=code,
             end_user_ip_address=throttle.client_ip(request),
         )
     except (BadRequest, Locked) as exc:
@@ -286,7 +287,9 @@ def sca_login_code_view(request: HttpRequest) -> HttpResponse:
             )
             else explain(exc)
         )
-        return page(request, CODE_PAGE, _code_context(request, state, error=error), partial="code-form")
+        return code_step_page(
+            request, CODE_PAGE, _code_context(request, state, error=error), part="code-form"
+        )
     request.session.pop(LOGIN, None)
     sca_steps.login_until_set(request, done.session_expires_at)
     messages.success(request, "Thank you. You can approve payments now.")
@@ -308,7 +311,7 @@ def sca_login_code_resend_view(request: HttpRequest) -> HttpResponse:
         notice = error or "We sent a new code. Use the newest one."
         state = request.session.get(LOGIN) or state
     if getattr(request, "htmx", False):
-        return page(request, CODE_PAGE, _code_context(request, state, notice=notice), partial="resend")
+        return code_step_page(request, CODE_PAGE, _code_context(request, state, notice=notice), part="resend")
     return go(request, reverse("portal:sca-login-code"))
 
 
