@@ -31,7 +31,6 @@ urlpatterns = [
     re_path(r"^api(?:/|$)", api_not_found),  # other versions, and the prefix without its slash
     path("onboarding/", include("payments.hosted.urls")),
     path("", include("wallets.portal.urls")),  # the end-user portal (its home is the site root)
-    path("", include("payments.portal.urls")),  # the portal's money pages (/home/, /send/, …)
 ]
 
 if "project.bench" in settings.INSTALLED_APPS:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from payments import account_info
 from payments.account_info import validate_account_info
 from payments.client import account_checks
-from payments.portal.forms import SendForm
+from wallets.portal.forms import SendForm
 
 DIGITS = "0123456789"
 

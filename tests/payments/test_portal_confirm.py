@@ -67,7 +67,7 @@ def losing(monkeypatch, portal_platform):
             transport=transport,
             rate_limit_retries=0,
         )
-        monkeypatch.setattr("payments.portal.views.service_client", lambda: client)
+        monkeypatch.setattr("wallets.portal.views.quotes.service_client", lambda: client)
         return transport
 
     return install

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from payments.client import Currency
-from payments.portal.money import amount_text, fee_lines, minor_units, rate_text
-from payments.templatetags.portal_money import countdown, failure_sentence, status_name, status_tone
+from wallets.portal.money import amount_text, fee_lines, minor_units, rate_text
+from wallets.portal.templatetags.portal_money import countdown, failure_sentence, status_name, status_tone
 
 USDC = Currency(code="USDC", decimals=6)
 EUR = Currency(code="EUR", decimals=2)

@@ -49,11 +49,26 @@ def test_sealed_values_open_only_for_their_purpose(settings):
 
 
 def test_the_portal_reaches_the_service_only_through_the_client():
-    """DESIGN.md: portal code never imports the service's domain modules or models."""
+    """DESIGN.md: portal code never imports the service's domain modules or models. Every page of the
+    portal (sign-in, security, money, send, quotes, SCA), its forms and template tags are held to it."""
     import ast
     from pathlib import Path
 
     root = Path(service.__file__).parent
+    modules = {path.relative_to(root).as_posix() for path in root.rglob("*.py")}
+    moved = {
+        "views/money.py",
+        "views/send.py",
+        "views/quotes.py",
+        "views/sca.py",
+        "sca_steps.py",
+        "payees.py",
+        "money.py",
+        "code_step.py",
+        "templatetags/portal_money.py",
+        "templatetags/portal_sca.py",
+    }
+    assert moved <= modules, moved - modules
     for path in root.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             names = []
@@ -67,3 +82,18 @@ def test_the_portal_reaches_the_service_only_through_the_client():
                     assert name == "payments.client" or name.startswith("payments.client."), (path, name)
                 elif top in ("wallets", "project"):
                     assert name.startswith("wallets.portal"), (path, name)
+
+
+def test_the_portal_is_one_home():
+    """One package, one template root, one URL namespace: nothing of the portal is left in payments."""
+    from pathlib import Path
+
+    from django.conf import settings
+    from django.urls import reverse
+
+    base = Path(settings.BASE_DIR)
+    assert not list((base / "payments" / "portal").glob("*.py"))
+    assert not list((base / "payments" / "templatetags").glob("*.py"))
+    assert not list((base / "payments" / "templates" / "payments" / "portal").glob("*.html"))
+    for name in ("money-home", "send", "quote-confirm", "sca-security", "sca-login-code", "login-code"):
+        assert reverse(f"portal:{name}", args=["Quote:x"] if name == "quote-confirm" else [])

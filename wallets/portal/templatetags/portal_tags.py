@@ -13,4 +13,3 @@ def portal_account(context: template.Context) -> PortalAccount | None:
     """`{% portal_account as account %}`: who is signed in, for the layout's header."""
     request = context.get("request")
     return current_account(request) if request is not None else None
-

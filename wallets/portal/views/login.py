@@ -25,6 +25,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from payments.client import AuthMethod, Locked, RateLimited, ServiceClient, Unauthorized
 from wallets.portal import oauth, passkeys, throttle
 from wallets.portal.auth import current_account, login_complete, logout, safe_next
+from wallets.portal.code_step import code_step_entry, code_step_page
 from wallets.portal.forms import CodeForm, LoginForm
 from wallets.portal.http import go, no_store, page, service_errors
 from wallets.portal.models import PortalAccount
@@ -192,6 +193,9 @@ def _code_context(request: HttpRequest, state: dict[str, Any], **extra: Any) -> 
         "notice": state.get("notice") or "",
         "locked_until": until_words(locked_until) if locked_until else "",
         "form": extra.pop("form", None) or CodeForm(),
+        "code_url": reverse("portal:login-code"),
+        "resend_url": reverse("portal:login-code-resend"),
+        "submit": "Sign in",
         **extra,
     }
 
@@ -211,33 +215,29 @@ def login_code_view(request: HttpRequest) -> HttpResponse:
     state = request.session.get(PENDING)
     if not state:
         return go(request, reverse("portal:login"))
-    if request.method == "GET":
-        if request.GET.get("part") == "resend":
-            return page(request, CODE_PAGE, _code_context(request, state), partial="resend")
-        return no_store(page(request, CODE_PAGE, _code_context(request, state)))
-
-    form = CodeForm(request.POST)
-    if not form.is_valid():
-        return page(request, CODE_PAGE, _code_context(request, state, form=form), partial="code-form")
-    wait = throttle.hit(throttle.CODE_PER_IP, throttle.client_ip(request))
-    if wait:
-        error = f"Too many attempts from your network. Try again {wait_words(wait)}."
-        return page(
-            request, CODE_PAGE, _code_context(request, state, error=error), partial="code-form", status=429
-        )
+    code = code_step_entry(
+        request,
+        CODE_PAGE,
+        lambda **extra: _code_context(request, state, **extra),
+        too_many="Too many attempts from your network. Try again {wait}.",
+    )
+    if isinstance(code, HttpResponse):
+        return code
     if _locked_until(state):
-        return page(request, CODE_PAGE, _code_context(request, state), partial="code-form", status=423)
+        return code_step_page(request, CODE_PAGE, _code_context(request, state), part="code-form", status=423)
 
     account = PortalAccount.objects.filter(pk=state["account_id"]).first() if state["account_id"] else None
     if account is None or not state.get("bundle"):
         error = _wrong_code(state)
-        return page(request, CODE_PAGE, _code_context(request, state, error=error), partial="code-form")
+        return code_step_page(
+            request, CODE_PAGE, _code_context(request, state, error=error), part="code-form"
+        )
 
     client = service_client()
     try:
         session, private_key_hex = client.credentials.verify_otp(
             state["credential_id"],
-            form.cleaned_data["code"],
+            code,
             state["bundle"],
             credential_type=state["credential_type"],
             trusted_signer_public_key=otp_signer_key(client),
@@ -245,13 +245,15 @@ def login_code_view(request: HttpRequest) -> HttpResponse:
     except Locked as exc:
         state["locked_until"] = exc.details.get("lockedUntil")
         request.session[PENDING] = state
-        return page(request, CODE_PAGE, _code_context(request, state), partial="code-form", status=423)
+        return code_step_page(request, CODE_PAGE, _code_context(request, state), part="code-form", status=423)
     except Unauthorized as exc:
         if exc.code == "UNAUTHORIZED" and "Invalid OTP code" in (exc.reason or exc.message):
             error = _wrong_code(state)
         else:  # expired, or no code pending: ask for a new one
             error = "This code has expired. Ask for a new code below."
-        return page(request, CODE_PAGE, _code_context(request, state, error=error), partial="code-form")
+        return code_step_page(
+            request, CODE_PAGE, _code_context(request, state, error=error), part="code-form"
+        )
 
     throttle.reset(throttle.WRONG_CODE_PER_EMAIL, state["email"])
     next_url = safe_next(request, state.get("next"))
@@ -289,7 +291,7 @@ def login_code_resend_view(request: HttpRequest) -> HttpResponse:
             _challenge(service_client(), state)
         request.session[PENDING] = state
     if getattr(request, "htmx", False):
-        return page(request, CODE_PAGE, _code_context(request, state), partial="resend")
+        return code_step_page(request, CODE_PAGE, _code_context(request, state), part="resend")
     return redirect("portal:login-code")
 
 

@@ -1,10 +1,10 @@
-"""Template tags of the portal's payment security (the rules live in `payments.portal.sca_steps`)."""
+"""Template tags of the portal's payment security (the rules live in `wallets.portal.sca_steps`)."""
 
 from __future__ import annotations
 
 from django import template
 
-from payments.portal.sca_steps import sca_region
+from wallets.portal.sca_steps import sca_region
 
 register = template.Library()
 

@@ -26,7 +26,7 @@ SCA = "portal_sca"
 _KEEP = 20  # entries per map, newest last
 REGION_SECONDS = 600  # how long the answer to "are payments approved here?" is kept
 PASSKEY_HERE_COOKIE = "portal_sca_passkey"  # signed: the payment passkey made in this browser
-_PASSKEY_HERE_SALT = "payments.portal.sca-passkey-here"
+_PASSKEY_HERE_SALT = "payments.portal.sca-passkey-here"  # its old home: cookies already set keep working
 
 # Step titles by `purpose`; any other value (the set is open) is a generic step.
 TITLES = {

@@ -1,4 +1,4 @@
-"""Template filters of the portal's money pages (the rules live in `payments.portal.money`).
+"""Template filters of the portal's money pages (the rules live in `wallets.portal.money`).
 Currencies come from the service's answers (their `decimals`), never from the service's own tables."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 from django import template
 
-from payments.portal.money import amount_text, failure_words, status_badge_tone, status_words
+from wallets.portal.money import amount_text, failure_words, status_badge_tone, status_words
 
 register = template.Library()
 

@@ -29,22 +29,23 @@ from payments.client import (
     ServiceError,
     SignerRequired,
 )
-from payments.portal import sca_steps
-from payments.portal.views import _account, _own_quote, _quote_context
-from wallets.portal import throttle
+from wallets.portal import sca_steps, throttle
 from wallets.portal.auth import auth_is_fresh, login_url, portal_login_required, reauth_redirect, safe_next
+from wallets.portal.code_step import code_step_entry, code_step_page
 from wallets.portal.custody import session_key_rejected, session_signer
 from wallets.portal.devices import device_name
 from wallets.portal.forms import CodeForm, PhoneForm
 from wallets.portal.http import go, json_body, no_store, page, service_errors, wants_json
 from wallets.portal.service import service_client
+from wallets.portal.views.money import _account, _own_quote
+from wallets.portal.views.quotes import _quote_context
 from wallets.portal.wording import explain, wait_words
 
-CONFIRM_PAGE = "payments/portal/quote_confirm.html"
-STEP = "payments/portal/_sca_step.html"
-LOGIN_PAGE = "payments/portal/sca_login.html"
-CODE_PAGE = "payments/portal/sca_login_code.html"
-SECURITY_PAGE = "payments/portal/sca_security.html"
+CONFIRM_PAGE = "wallets/portal/quote_confirm.html"
+STEP = "wallets/portal/_sca_step.html"
+LOGIN_PAGE = "wallets/portal/sca_login.html"
+CODE_PAGE = "wallets/portal/sca_login_code.html"
+SECURITY_PAGE = "wallets/portal/sca_security.html"
 LOGIN = "portal_sca_login"  # session: the SMS login in progress {challenge_id, resend_at, next}
 
 
@@ -59,15 +60,15 @@ def _json(data: dict[str, Any], status: int = 200) -> JsonResponse:
 
 
 def _login_redirect(quote: Quote) -> str:
-    next_url = reverse("payments:quote-confirm", args=[quote.id])
-    return f"{reverse('payments:sca-login')}?next={urlquote(next_url, safe='/:')}"
+    next_url = reverse("portal:quote-confirm", args=[quote.id])
+    return f"{reverse('portal:sca-login')}?next={urlquote(next_url, safe='/:')}"
 
 
 def _done_url(client: ServiceClient, quote: Quote) -> str:
     """The quote page while another step waits, else the live status of the payment."""
     if quote.status == "PENDING_AUTHORIZATION" or not quote.transaction_id:
-        return reverse("payments:quote-confirm", args=[quote.id])
-    return reverse("payments:transaction-status", args=[quote.transaction_id])
+        return reverse("portal:quote-confirm", args=[quote.id])
+    return reverse("portal:transaction-status", args=[quote.transaction_id])
 
 
 # --- approving a payment's steps -----------------------------------------------------------------
@@ -138,7 +139,7 @@ def quote_authorize_view(request: HttpRequest, quote_id: str) -> HttpResponse:
 def quote_authorize_passkey_view(request: HttpRequest, quote_id: str) -> HttpResponse:
     """The shim's first call for a PASSKEY step: the challenge's WebAuthn request options."""
     if not wants_json(request):
-        return go(request, reverse("payments:quote-confirm", args=[quote_id]))
+        return go(request, reverse("portal:quote-confirm", args=[quote_id]))
     quote = _own_quote(service_client(), _account(request), quote_id)
     challenge = quote.sca_challenge
     if (
@@ -146,8 +147,8 @@ def quote_authorize_passkey_view(request: HttpRequest, quote_id: str) -> HttpRes
         or challenge is None
         or not challenge.passkey_assertion_options
     ):
-        return _json({"redirect": reverse("payments:quote-confirm", args=[quote.id])})
-    post = reverse("payments:quote-authorize", args=[quote.id])
+        return _json({"redirect": reverse("portal:quote-confirm", args=[quote.id])})
+    post = reverse("portal:quote-authorize", args=[quote.id])
     return _json({"mode": "get", "publicKey": challenge.passkey_assertion_options, "post": post})
 
 
@@ -177,14 +178,16 @@ def quote_authorize_resend_view(request: HttpRequest, quote_id: str) -> HttpResp
     context = _quote_context(request, quote, resend_notice=notice)
     if getattr(request, "htmx", False) and sms:
         return no_store(page(request, STEP, context, partial="sca-resend"))
-    return go(request, reverse("payments:quote-confirm", args=[quote.id]))
+    return go(request, reverse("portal:quote-confirm", args=[quote.id]))
 
 
 # --- the SCA login --------------------------------------------------------------------------------
 
 
 def _login_next(request: HttpRequest) -> str:
-    return safe_next(request, request.GET.get("next") or request.POST.get("next"), reverse("payments:home"))
+    return safe_next(
+        request, request.GET.get("next") or request.POST.get("next"), reverse("portal:money-home")
+    )
 
 
 def _login_started(request: HttpRequest, client: ServiceClient, customer_id: str, next_url: str) -> str:
@@ -220,13 +223,13 @@ def sca_login_view(request: HttpRequest) -> HttpResponse:
     try:
         factors = client.sca.factors(account.customer_id)
     except Conflict:
-        return go(request, reverse("payments:sca-security"))  # nothing to confirm outside a region
+        return go(request, reverse("portal:sca-security"))  # nothing to confirm outside a region
     sms = any(f.factor == "SMS_OTP" for f in factors)
     error = ""
     if request.method == "POST" and sms:
         error = _login_started(request, client, account.customer_id, next_url)
         if not error:
-            return go(request, reverse("payments:sca-login-code"))
+            return go(request, reverse("portal:sca-login-code"))
     phone = client.customers.get(account.customer_id).phone_number if sms else None
     context = {
         "next": next_url,
@@ -243,6 +246,9 @@ def _code_context(request: HttpRequest, state: dict[str, Any], **extra: Any) -> 
         "wait": max(0, int(state.get("resend_at", 0) - time.time() + 0.999)),
         "form": extra.pop("form", None) or CodeForm(),
         "next": state.get("next", ""),
+        "code_url": reverse("portal:sca-login-code"),
+        "resend_url": reverse("portal:sca-login-code-resend"),
+        "submit": "Confirm",
         **extra,
     }
 
@@ -253,26 +259,21 @@ def _code_context(request: HttpRequest, state: dict[str, Any], **extra: Any) -> 
 def sca_login_code_view(request: HttpRequest) -> HttpResponse:
     state = request.session.get(LOGIN)
     if not state or not state.get("challenge_id"):
-        return go(request, reverse("payments:sca-login"))
-    if request.method == "GET":
-        if request.GET.get("part") == "resend":
-            return page(request, CODE_PAGE, _code_context(request, state), partial="resend")
-        return no_store(page(request, CODE_PAGE, _code_context(request, state)))
-    form = CodeForm(request.POST)
-    if not form.is_valid():
-        return page(request, CODE_PAGE, _code_context(request, state, form=form), partial="code-form")
-    wait = throttle.hit(throttle.CODE_PER_IP, throttle.client_ip(request))
-    if wait:
-        error = f"Too many attempts from your network. Please try again {wait_words(wait)}."
-        return page(
-            request, CODE_PAGE, _code_context(request, state, error=error), partial="code-form", status=429
-        )
+        return go(request, reverse("portal:sca-login"))
+    code = code_step_entry(
+        request,
+        CODE_PAGE,
+        lambda **extra: _code_context(request, state, **extra),
+        too_many="Too many attempts from your network. Please try again {wait}.",
+    )
+    if isinstance(code, HttpResponse):
+        return code
     try:
         done = service_client().sca.login_complete(
             _account(request).customer_id,
             factor="SMS_OTP",
             challenge_id=state["challenge_id"],
-            code=form.cleaned_data["code"],
+            code=code,
             end_user_ip_address=throttle.client_ip(request),
         )
     except (BadRequest, Locked) as exc:
@@ -286,11 +287,13 @@ def sca_login_code_view(request: HttpRequest) -> HttpResponse:
             )
             else explain(exc)
         )
-        return page(request, CODE_PAGE, _code_context(request, state, error=error), partial="code-form")
+        return code_step_page(
+            request, CODE_PAGE, _code_context(request, state, error=error), part="code-form"
+        )
     request.session.pop(LOGIN, None)
     sca_steps.login_until_set(request, done.session_expires_at)
     messages.success(request, "Thank you. You can approve payments now.")
-    return go(request, safe_next(request, state.get("next"), reverse("payments:home")))
+    return go(request, safe_next(request, state.get("next"), reverse("portal:money-home")))
 
 
 @require_POST
@@ -299,7 +302,7 @@ def sca_login_code_view(request: HttpRequest) -> HttpResponse:
 def sca_login_code_resend_view(request: HttpRequest) -> HttpResponse:
     state = request.session.get(LOGIN)
     if not state:
-        return go(request, reverse("payments:sca-login"))
+        return go(request, reverse("portal:sca-login"))
     notice = ""
     if time.time() >= state.get("resend_at", 0):
         error = _login_started(
@@ -308,8 +311,8 @@ def sca_login_code_resend_view(request: HttpRequest) -> HttpResponse:
         notice = error or "We sent a new code. Use the newest one."
         state = request.session.get(LOGIN) or state
     if getattr(request, "htmx", False):
-        return page(request, CODE_PAGE, _code_context(request, state, notice=notice), partial="resend")
-    return go(request, reverse("payments:sca-login-code"))
+        return code_step_page(request, CODE_PAGE, _code_context(request, state, notice=notice), part="resend")
+    return go(request, reverse("portal:sca-login-code"))
 
 
 @require_POST
@@ -318,7 +321,7 @@ def sca_login_code_resend_view(request: HttpRequest) -> HttpResponse:
 def sca_login_passkey_view(request: HttpRequest) -> HttpResponse:
     """The shim: start a passkey SCA login (options), then complete it with the assertion."""
     if not wants_json(request):
-        return go(request, reverse("payments:sca-login"))
+        return go(request, reverse("portal:sca-login"))
     client = service_client()
     customer_id = _account(request).customer_id
     body = json_body(request)
@@ -330,12 +333,12 @@ def sca_login_passkey_view(request: HttpRequest) -> HttpResponse:
             return _json({"error": "You have no passkey for payments yet. Use a code by text message."}, 400)
         except Locked as exc:
             return _json({"error": explain(exc)}, 423)
-        request.session[LOGIN] = {"next": safe_next(request, body.get("next"), reverse("payments:home"))}
+        request.session[LOGIN] = {"next": safe_next(request, body.get("next"), reverse("portal:money-home"))}
         return _json(
             {
                 "mode": "get",
                 "publicKey": started.passkey_options,
-                "post": reverse("payments:sca-login-passkey"),
+                "post": reverse("portal:sca-login-passkey"),
             }
         )
     state = request.session.get(LOGIN) or {}
@@ -352,7 +355,7 @@ def sca_login_passkey_view(request: HttpRequest) -> HttpResponse:
     request.session.pop(LOGIN, None)
     sca_steps.login_until_set(request, done.session_expires_at)
     sca_steps.preferred_factor_set(request, "PASSKEY")
-    return _json({"redirect": safe_next(request, state.get("next"), reverse("payments:home"))})
+    return _json({"redirect": safe_next(request, state.get("next"), reverse("portal:money-home"))})
 
 
 # --- the payment passkey --------------------------------------------------------------------------
@@ -400,7 +403,7 @@ def sca_phone_view(request: HttpRequest) -> HttpResponse:
     """Add or change the phone number that payment codes go to (the customer's `phoneNumber`). It
     needs a fresh sign-in; when the wallet signs in by text message too, the service asks the wallet
     to approve the change, stamped with the kept session key."""
-    here = reverse("payments:sca-security")
+    here = reverse("portal:sca-security")
     if not auth_is_fresh(request):
         return reauth_redirect(request, here)
     form = PhoneForm(request.POST)
@@ -440,8 +443,8 @@ def sca_phone_view(request: HttpRequest) -> HttpResponse:
 def sca_passkey_add_view(request: HttpRequest) -> HttpResponse:
     """The shim: registration options for the payment passkey, then the credential to confirm."""
     if not wants_json(request):
-        return go(request, reverse("payments:sca-security"))
-    here = reverse("payments:sca-security")
+        return go(request, reverse("portal:sca-security"))
+    here = reverse("portal:sca-security")
     if not auth_is_fresh(request):
         return _json({"redirect": login_url(safe_next(request, here), reauth=True)})
     client = service_client()
@@ -450,7 +453,7 @@ def sca_passkey_add_view(request: HttpRequest) -> HttpResponse:
     try:
         if credential is None:
             started = client.sca.start_passkey_enrollment(customer_id)
-            post = reverse("payments:sca-passkey-add")
+            post = reverse("portal:sca-passkey-add")
             return _json({"mode": "create", "publicKey": started.options, "post": post})
         factor = client.sca.confirm_passkey_enrollment(
             customer_id,
@@ -477,7 +480,7 @@ def sca_passkey_add_view(request: HttpRequest) -> HttpResponse:
 @portal_login_required
 @service_errors
 def sca_passkey_remove_view(request: HttpRequest) -> HttpResponse:
-    here = reverse("payments:sca-security")
+    here = reverse("portal:sca-security")
     if not auth_is_fresh(request):
         return reauth_redirect(request, here)
     credential_id = request.POST.get("credential_id", "")
