@@ -11,9 +11,10 @@ from typing import Any
 from rest_framework import serializers
 
 from payments.api.customers import SignedRequestChallengeSerializer
-from payments.api.fields import PublicIdField, UtcDateTimeField
 from payments.api.internal_accounts import InternalAccountSerializer
 from payments.models import InternalAccount
+from payments.wire.ids import PublicIdField
+from payments.wire.time import UtcDateTimeField
 from wallets.models import AuthCredential, AuthSession, CredentialType
 
 

@@ -10,7 +10,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.fields import PublicIdField, UtcDateTimeField, utc_timestamp
 from payments.api.kyc_shapes import (
     ID_TYPES,
     AddressSerializer,
@@ -31,6 +30,8 @@ from payments.beneficial_owners import (
 )
 from payments.errors import FieldError, InvalidInput
 from payments.models import BeneficialOwner, Customer
+from payments.wire.ids import PublicIdField
+from payments.wire.time import UtcDateTimeField, utc_timestamp
 
 TAGS = ["KYC/KYB Verifications"]
 

@@ -16,7 +16,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.fields import utc_timestamp
 from payments.api.parsing import parse_body
 from payments.bulk_uploads import (
     KNOWN_COLUMNS,
@@ -30,6 +29,7 @@ from payments.bulk_uploads import (
 )
 from payments.errors import ResourceNotFound
 from payments.models import BulkUploadJob
+from payments.wire.time import utc_timestamp
 
 TAGS = ["Customers"]
 

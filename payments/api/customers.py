@@ -12,7 +12,6 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.accounts import platform_currency_codes
 from payments.api.beneficial_owners import BeneficialOwnerSerializer
-from payments.api.fields import PublicIdField, UtcDateTimeField
 from payments.api.kyc_shapes import (
     ID_TYPES,
     AddressSerializer,
@@ -36,6 +35,8 @@ from payments.customers import (
 from payments.end_user_terms import KNOWN_VERSIONS, end_user_terms_current
 from payments.errors import BadRequest, FieldError, InvalidInput
 from payments.models import Customer
+from payments.wire.ids import PublicIdField
+from payments.wire.time import UtcDateTimeField
 
 TAGS = ["Customers"]
 UMA_ADDRESS_PATTERN = r"^\$[A-Za-z0-9._+-]{1,64}@[A-Za-z0-9.-]{1,253}$"

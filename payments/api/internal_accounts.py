@@ -10,12 +10,13 @@ from rest_framework.views import APIView
 
 from payments import currencies, ids
 from payments.accounts import account_balance, customer_internal_account_list, platform_internal_account_list
-from payments.api.fields import PublicIdField, UtcDateTimeField, utc_timestamp
 from payments.api.kyc_shapes import page_of
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import parse_query
 from payments.errors import FieldError, InvalidInput
 from payments.models import InternalAccount
+from payments.wire.ids import PublicIdField
+from payments.wire.time import UtcDateTimeField, utc_timestamp
 
 TAGS = ["Internal Accounts"]
 

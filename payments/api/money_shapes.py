@@ -8,8 +8,8 @@ from typing import Any
 from rest_framework import serializers
 
 from payments import currencies
-from payments.api.fields import utc_timestamp
 from payments.api.internal_accounts import CurrencyAmountSerializer, CurrencySerializer
+from payments.wire.time import utc_timestamp
 
 __all__ = [
     "CurrencyAmountSerializer",

@@ -16,7 +16,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.fields import utc_timestamp
 from payments.api.kyc_shapes import CrossCheckedSerializer
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.api.quotes import QuoteSerializer, render_quote
@@ -35,6 +34,7 @@ from payments.sca import (
     sca_passkey_enroll_start,
     sca_quote_check,
 )
+from payments.wire.time import utc_timestamp
 
 TAGS = ["Strong Customer Authentication"]
 _CUSTOMER = OpenApiParameter(

@@ -6,9 +6,9 @@ from typing import Any
 
 from rest_framework import serializers
 
-from payments.api.fields import utc_timestamp
 from payments.models import ScaFactor
 from payments.sca import ChallengeView
+from payments.wire.time import utc_timestamp
 
 FACTORS = [f.value for f in ScaFactor]
 
