@@ -10,16 +10,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.kyc_shapes import (
-    ID_TYPES,
-    AddressSerializer,
-    CrossCheckedSerializer,
-    country_field,
-    identification_errors,
-    page_of,
-    phone_field,
-    without_nulls,
-)
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.beneficial_owners import (
@@ -31,6 +21,16 @@ from payments.beneficial_owners import (
 from payments.errors import FieldError, InvalidInput
 from payments.models import BeneficialOwner, Customer
 from payments.wire.ids import PublicIdField
+from payments.wire.kyc import (
+    ID_TYPES,
+    AddressSerializer,
+    country_field,
+    identification_errors,
+    phone_field,
+    without_nulls,
+)
+from payments.wire.pages import page_of
+from payments.wire.parsing import CrossCheckedSerializer
 from payments.wire.time import UtcDateTimeField, utc_timestamp
 
 TAGS = ["KYC/KYB Verifications"]

@@ -12,16 +12,6 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.accounts import platform_currency_codes
 from payments.api.beneficial_owners import BeneficialOwnerSerializer
-from payments.api.kyc_shapes import (
-    ID_TYPES,
-    AddressSerializer,
-    CrossCheckedSerializer,
-    country_field,
-    identification_errors,
-    page_of,
-    phone_field,
-    without_nulls,
-)
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query, request_json
 from payments.customers import (
@@ -36,6 +26,16 @@ from payments.end_user_terms import KNOWN_VERSIONS, end_user_terms_current
 from payments.errors import BadRequest, FieldError, InvalidInput
 from payments.models import Customer
 from payments.wire.ids import PublicIdField
+from payments.wire.kyc import (
+    ID_TYPES,
+    AddressSerializer,
+    country_field,
+    identification_errors,
+    phone_field,
+    without_nulls,
+)
+from payments.wire.pages import page_of
+from payments.wire.parsing import CrossCheckedSerializer
 from payments.wire.time import UtcDateTimeField
 
 TAGS = ["Customers"]

@@ -11,7 +11,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.kyc_shapes import country_field, page_of, without_nulls
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.documents import (
@@ -24,6 +23,8 @@ from payments.documents import (
 )
 from payments.models import Document
 from payments.wire.ids import PublicIdField
+from payments.wire.kyc import country_field, without_nulls
+from payments.wire.pages import page_of
 from payments.wire.time import UtcDateTimeField
 
 TAGS = ["Documents"]

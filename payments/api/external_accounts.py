@@ -18,7 +18,6 @@ from rest_framework.views import APIView
 
 from payments import ids
 from payments.account_info import EXTERNAL_ACCOUNT_TYPES
-from payments.api.kyc_shapes import page_of
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, field_errors, parse_query
 from payments.errors import FieldError, InvalidInput
@@ -30,6 +29,7 @@ from payments.external_accounts import (
     external_account_list,
 )
 from payments.models import ExternalAccount
+from payments.wire.pages import page_of
 
 TAGS = ["External Accounts"]
 _ACCOUNT_INFO_HELP = (

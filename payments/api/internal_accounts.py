@@ -10,27 +10,16 @@ from rest_framework.views import APIView
 
 from payments import currencies, ids
 from payments.accounts import account_balance, customer_internal_account_list, platform_internal_account_list
-from payments.api.kyc_shapes import page_of
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import parse_query
 from payments.errors import FieldError, InvalidInput
 from payments.models import InternalAccount
 from payments.wire.ids import PublicIdField
+from payments.wire.money import CurrencyAmountSerializer
+from payments.wire.pages import page_of
 from payments.wire.time import UtcDateTimeField, utc_timestamp
 
 TAGS = ["Internal Accounts"]
-
-
-class CurrencySerializer(serializers.Serializer):
-    code = serializers.CharField()
-    name = serializers.CharField()
-    symbol = serializers.CharField()
-    decimals = serializers.IntegerField(min_value=0)
-
-
-class CurrencyAmountSerializer(serializers.Serializer):
-    amount = serializers.IntegerField()
-    currency = CurrencySerializer()
 
 
 class InternalAccountSerializer(serializers.Serializer):

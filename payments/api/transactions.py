@@ -13,14 +13,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids, rates
-from payments.api.money_shapes import (
-    CurrencyAmountSerializer,
-    PaymentInstructionsSerializer,
-    RateDetailsSerializer,
-    currency_amount,
-    rate,
-    timestamp,
-)
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
 from payments.errors import FieldError, InvalidInput
@@ -33,6 +25,14 @@ from payments.transactions import (
     transaction_get,
     transaction_list,
 )
+from payments.wire.money import (
+    CurrencyAmountSerializer,
+    PaymentInstructionsSerializer,
+    RateDetailsSerializer,
+    currency_amount,
+    rate,
+)
+from payments.wire.time import utc_timestamp
 
 TAGS = ["Transactions"]
 OUTGOING_STATUSES = ["PENDING", "PENDING_AUTHORIZATION", "EXPIRED", "PROCESSING", "COMPLETED", "FAILED"]
@@ -48,7 +48,7 @@ def _settlement(txn: Transaction) -> tuple[str | None, int | None]:
     if due is None or not txn.payment_rail or rates.rail_is_instant(txn.payment_rail):
         return None, None
     at = dt.datetime.fromisoformat(due)
-    return timestamp(at), max(0, round((at - txn.created_at).total_seconds()))
+    return utc_timestamp(at), max(0, round((at - txn.created_at).total_seconds()))
 
 
 def render_transaction(txn: Transaction) -> dict[str, Any]:
@@ -64,11 +64,11 @@ def render_transaction(txn: Transaction) -> dict[str, Any]:
     )
     data["platformCustomerId"] = txn.platform_customer_id
     if txn.settled_at:
-        data["settledAt"] = timestamp(txn.settled_at)
-    data["createdAt"] = timestamp(txn.created_at)
-    data["updatedAt"] = timestamp(txn.updated_at)
+        data["settledAt"] = utc_timestamp(txn.settled_at)
+    data["createdAt"] = utc_timestamp(txn.created_at)
+    data["updatedAt"] = utc_timestamp(txn.updated_at)
     if txn.receipt_delivery_confirmed_at:
-        data["receiptDeliveryConfirmedAt"] = timestamp(txn.receipt_delivery_confirmed_at)
+        data["receiptDeliveryConfirmedAt"] = utc_timestamp(txn.receipt_delivery_confirmed_at)
     if txn.description:
         data["description"] = txn.description
     if txn.sent_amount is not None:

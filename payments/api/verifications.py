@@ -9,12 +9,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.kyc_shapes import page_of
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
 from payments.models import Document, Verification
 from payments.verifications import verification_get, verification_list, verification_submit
 from payments.wire.ids import PublicIdField
+from payments.wire.pages import page_of
 from payments.wire.time import UtcDateTimeField
 
 TAGS = ["KYC/KYB Verifications"]
