@@ -58,6 +58,7 @@ from payments.quote_status import quote_transition
 from payments.rails import RailEvent, Step
 from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
+from payments.wire.transactions import render_transaction
 
 log = logging.getLogger(__name__)
 
@@ -147,15 +148,11 @@ class IllegalTransactionTransition(Conflict):
 # --- the state machine ----------------------------------------------------------------------------
 
 
-def _render(txn: Transaction) -> dict[str, Any]:
-    from payments.api.transactions import render_transaction  # the API owns the wire shape
-
-    return render_transaction(txn)
-
-
 def transaction_emit(txn: Transaction, webhook_type: str, *, schedule: bool = True):
     """Record a webhook carrying the transaction as GET shows it (call inside the change's transaction)."""
-    return webhook_emit(platform=txn.platform, type=webhook_type, data=_render(txn), schedule=schedule)
+    return webhook_emit(
+        platform=txn.platform, type=webhook_type, data=render_transaction(txn), schedule=schedule
+    )
 
 
 @transaction.atomic(savepoint=False)
