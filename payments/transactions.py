@@ -58,6 +58,7 @@ from payments.quote_status import quote_transition
 from payments.rails import RailEvent, Step
 from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
+from payments.wire.time import utc_timestamp
 from payments.wire.transactions import render_transaction
 
 log = logging.getLogger(__name__)
@@ -558,18 +559,14 @@ def _refund(quote: Quote | None, txn: Transaction, *, reason: str, fails: bool) 
     now = clock.now()
     refund = {
         "reference": f"RF-{txn.reference}",
-        "initiatedAt": _wire_time(now),
+        "initiatedAt": utc_timestamp(now),
         "status": "FAILED" if fails else "COMPLETED",
         "reason": reason,
     }
     if not fails:
         ledger_reverse(journal_key=taken, key=_key(txn, "refund"), kind=JournalKind.REFUND, txn=txn)
-        refund["settledAt"] = _wire_time(now)
+        refund["settledAt"] = utc_timestamp(now)
     return refund
-
-
-def _wire_time(value: dt.datetime) -> str:
-    return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def transaction_fail(
