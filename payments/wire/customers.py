@@ -22,7 +22,7 @@ from payments.wire.kyc import (
     without_nulls,
 )
 from payments.wire.parsing import ApiSerializer, CrossCheckedSerializer, parse_body
-from payments.wire.time import UtcDateTimeField
+from payments.wire.time import IsoDateField, UtcDateTimeField
 
 UMA_ADDRESS_PATTERN = r"^\$[A-Za-z0-9._+-]{1,64}@[A-Za-z0-9.-]{1,253}$"
 TERMS_VERSION_FIELD = "endUserTermsConsent.termsVersion"
@@ -269,7 +269,7 @@ class BusinessInfoUpdateSerializer(CrossCheckedSerializer):
     doingBusinessAs = serializers.CharField(max_length=255, required=False)
     country = country_field(required=False)
     registrationNumber = serializers.CharField(min_length=1, max_length=64, required=False)
-    incorporatedOn = serializers.DateField(required=False)
+    incorporatedOn = IsoDateField(required=False)
     entityType = serializers.ChoiceField(choices=ENTITY_TYPES, required=False)
     taxId = serializers.CharField(min_length=1, max_length=64, required=False)
     countriesOfOperation = serializers.ListField(child=country_field(), required=False)
@@ -302,17 +302,11 @@ class BusinessInfoUpdateSerializer(CrossCheckedSerializer):
             },
         )
 
-    def to_internal_value(self, data: Any) -> dict[str, Any]:
-        value = dict(super().to_internal_value(data))
-        if "incorporatedOn" in value:
-            value["incorporatedOn"] = value["incorporatedOn"].isoformat()  # kept in the wire shape (JSON)
-        return value
-
 
 class BusinessInfoSerializer(BusinessInfoUpdateSerializer):
     legalName = serializers.CharField(min_length=1, max_length=255)
     country = country_field()
-    incorporatedOn = serializers.DateField()
+    incorporatedOn = IsoDateField()
     taxId = serializers.CharField(min_length=1, max_length=64)
 
 

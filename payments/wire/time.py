@@ -1,4 +1,5 @@
-"""The wire format of a moment: RFC 3339 in UTC, milliseconds, `Z` suffix (as the reference's examples)."""
+"""Time on the wire: a moment is RFC 3339 in UTC with milliseconds and a `Z` suffix (as the reference's
+examples); a date is ISO 8601."""
 
 from __future__ import annotations
 
@@ -16,3 +17,10 @@ class UtcDateTimeField(serializers.DateTimeField):
 
     def to_representation(self, value) -> str:
         return utc_timestamp(value)
+
+
+class IsoDateField(serializers.DateField):
+    """A date parsed, then kept as its ISO string: the wire shape is stored as JSON."""
+
+    def to_internal_value(self, value) -> str:
+        return super().to_internal_value(value).isoformat()
