@@ -32,10 +32,13 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import F
 
 from payments import clock
+from payments.accounts import platform_currency_codes
 from payments.errors import FieldError, InvalidInput, ResourceNotFound, ServiceError
 from payments.models import BulkUploadJob, BulkUploadRow, Platform
 from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
+from payments.wire.bulk_uploads import render_bulk_upload_job
+from payments.wire.customers import CREATE_SERIALIZERS, parse_customer_body
 from project.publishing import publish
 
 log = logging.getLogger(__name__)
@@ -250,8 +253,6 @@ def _column(path: str) -> str:
 
 def _row_input_errors(data: Mapping[str, str], platform: Platform) -> tuple[list[FieldError], dict | None]:
     """Every problem with a row, named by CSV column, and the parsed body when there is none."""
-    from payments.api.customers import CREATE_SERIALIZERS, parse_customer_body  # the API's own checks
-
     errors: list[FieldError] = []
     if data.get(_EXTRA_CELLS):
         errors.append(
@@ -261,7 +262,9 @@ def _row_input_errors(data: Mapping[str, str], platform: Platform) -> tuple[list
     errors += [FieldError(name, "is required", {"required": True}) for name in required if name not in data]
     parsed = None
     try:
-        parsed = parse_customer_body(CREATE_SERIALIZERS, _request_body(data), platform=platform)
+        parsed = parse_customer_body(
+            CREATE_SERIALIZERS, _request_body(data), supported_currencies=platform_currency_codes(platform)
+        )
     except ServiceError as exc:
         for entry in exc.details.get("errors", []):
             errors.append(FieldError(_column(entry["field"]), entry["message"], entry.get("constraint", {})))
@@ -349,12 +352,12 @@ def bulk_upload_process(*, job_id: UUID, time_budget: float = BATCH_SECONDS) -> 
 
 
 def _finish(job: BulkUploadJob, status: str, event: WebhookType, *, reason: str = "") -> None:
-    from payments.api.bulk_uploads import render_bulk_upload_job  # the API renders the wire shape
-
     job.status, job.failure_reason, job.completed_at = status, reason, clock.now()
     job.touch()
     job.save(update_fields=["status", "failure_reason", "completed_at", "updated_at"])
-    webhook_emit(platform=job.platform, type=event, data=render_bulk_upload_job(job))
+    webhook_emit(
+        platform=job.platform, type=event, data=render_bulk_upload_job(job, errors=bulk_upload_errors(job))
+    )
 
 
 @transaction.atomic

@@ -1,8 +1,8 @@
 """Customers: create, read, update, soft delete, and the KYC/KYB status machine.
 
 `data`/`changes` dicts use snake_case names for the customer's own columns and keep the wire shape
-inside the nested objects (`address`, `business_info`, `due_diligence`); `payments.api.customers`
-builds them from requests and the hosted onboarding pages can build them from forms.
+inside the nested objects (`address`, `business_info`, `due_diligence`); `payments.wire.customers`
+parses them from request bodies (for the API, the hosted onboarding pages and bulk import).
 """
 
 from __future__ import annotations

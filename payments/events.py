@@ -1,7 +1,7 @@
 """Webhook events for customer, verification and internal-account balance changes.
 
 Called inside the transaction that makes the change (the outbox row commits with it). `data` is rendered
-with the API's own serializers, so an event carries what a GET of the resource would show."""
+by the wire layer (`payments.wire`), as a GET of the resource renders it."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ from payments.models import Customer, CustomerStatus, InternalAccount, Verificat
 from payments.query_plans import plan_first
 from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit, webhook_rewrite
+from payments.wire.accounts import render_internal_account
+from payments.wire.customers import render_customer
+from payments.wire.verifications import VerificationSerializer
 
 _CUSTOMER_EVENTS = {
     (False, CustomerStatus.APPROVED): WebhookType.CUSTOMER_KYC_APPROVED,
@@ -30,14 +33,10 @@ def customer_status_changed(customer: Customer) -> None:
     event = _CUSTOMER_EVENTS.get((customer.is_business, customer.status))
     if event is None:
         return
-    from payments.api.customers import render_customer
-
     webhook_emit(platform=customer.platform, type=event, data=render_customer(customer))
 
 
 def verification_status_changed(verification: Verification) -> None:
-    from payments.api.verifications import VerificationSerializer
-
     webhook_emit(
         platform=verification.platform,
         type=WebhookType(f"VERIFICATION.{verification.status}"),
@@ -85,8 +84,6 @@ def internal_account_balances_changed(
     internal account a posting changed, also when the platform has no webhook endpoint: the outbox
     records those as FAILED. An account not among `accounts` (loaded with their platform) is read
     with one precompiled query."""
-    from payments.api.internal_accounts import render_internal_account  # the API owns the wire shape
-
     event_type = WebhookType.INTERNAL_ACCOUNT_BALANCE_UPDATED
     known = {account.pk: account for account in accounts}
     pending = None

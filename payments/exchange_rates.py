@@ -17,6 +17,7 @@ import datetime as dt
 from typing import Final
 
 from payments import clock, currencies, pricing, rates
+from payments.wire.time import utc_timestamp
 
 __all__ = ["DEFAULT_SENDING_AMOUNT", "EXCHANGE_RATE_CACHE_SECONDS", "exchange_rates"]
 
@@ -30,10 +31,6 @@ def _codes(requested: list[str] | None) -> list[str]:
     for code in requested:
         rates.usd_value(code)  # an unknown code raises rates.UnknownCurrency
     return list(dict.fromkeys(requested))
-
-
-def _timestamp(value: dt.datetime) -> str:
-    return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def exchange_rates(
@@ -51,7 +48,7 @@ def exchange_rates(
     """
     if isinstance(sending_amount, bool) or not isinstance(sending_amount, int) or sending_amount < 0:
         raise ValueError(f"sending_amount must be an integer of at least 0, not {sending_amount!r}")
-    updated = _timestamp(updated_at or clock.now())
+    updated = utc_timestamp(updated_at or clock.now())
     items = []
     for src in _codes(None if source is None else [source]):
         for dst in _codes(destinations):

@@ -49,6 +49,7 @@ from payments.errors import BadRequest, Conflict, FieldError, InvalidInput, Reso
 from payments.models import ExternalAccount, ExternalAccountStatus, ExternalAccountStatusChange, Platform
 from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
+from payments.wire.accounts import render_external_account
 
 Status = ExternalAccountStatus
 
@@ -362,8 +363,6 @@ def external_account_status_transition(
 
 def _external_account_status_changed(account: ExternalAccount) -> None:
     """Emit `EXTERNAL_ACCOUNT.STATUS_UPDATED` with the account as `GET` renders it (same transaction)."""
-    from payments.api.external_accounts import render_external_account  # the API renders the wire shape
-
     webhook_emit(
         platform=account.platform,
         type=WebhookType.EXTERNAL_ACCOUNT_STATUS_UPDATED,

@@ -82,6 +82,7 @@ from payments.transactions import (
     transaction_reference,
     transaction_transition,
 )
+from payments.wire.time import utc_timestamp
 
 SourceKind = Quote.SourceKind
 DestinationKind = Quote.DestinationKind
@@ -493,10 +494,6 @@ def _price(platform: Platform, request: QuoteRequest, ends: _Ends) -> pricing.Pr
 # --- wire pieces stored with the quote and its transaction ------------------------------------------
 
 
-def _wire_time(value: dt.datetime) -> str:
-    return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def _quote_source(request: QuoteRequest, ends: _Ends) -> dict[str, Any]:
     if ends.source_kind == SourceKind.REALTIME:
         wire: dict[str, Any] = {"sourceType": "REALTIME_FUNDING", "currency": ends.sending}
@@ -566,7 +563,7 @@ def _instructions(
             destination=destination,
             sending=_amount(price.total_sending_amount, ends.sending),
             receiving=_amount(price.total_receiving_amount, ends.receiving),
-            expires_at=_wire_time(expires_at),
+            expires_at=utc_timestamp(expires_at),
             nonce=secrets.token_bytes(12),
         )
         info = {"accountType": "EMBEDDED_WALLET", "payloadToSign": payload}
@@ -602,7 +599,7 @@ def _instructions(
         )
     shown = money.from_smallest_unit(price.total_sending_amount, currency=ends.sending)
     notes = (
-        f"Send exactly {shown} {ends.sending} over {ends.funding_rail} before {_wire_time(expires_at)}"
+        f"Send exactly {shown} {ends.sending} over {ends.funding_rail} before {utc_timestamp(expires_at)}"
         + ("" if info.get("reference") is None else f", quoting reference {reference}")
     )
     return [payment_instruction(info, notes=notes, is_platform_account=ends.customer is None)], ""
@@ -770,7 +767,7 @@ def quote_get(*, platform: Platform, quote_id: UUID) -> Quote:
 def _already(quote: Quote) -> Quote:
     """A quote that is no longer PENDING: a 409 saying why."""
     if quote.status == Quote.Status.EXPIRED:
-        message = f"Quote {quote.public_id} expired at {_wire_time(quote.expires_at)}; create a new quote"
+        message = f"Quote {quote.public_id} expired at {utc_timestamp(quote.expires_at)}; create a new quote"
     elif quote.executed_at is not None:
         message = f"Quote {quote.public_id} was already executed"
     elif quote.status == Quote.Status.PENDING_AUTHORIZATION:

@@ -100,6 +100,7 @@ from payments.transactions import (
     transaction_lock,
     transaction_transition,
 )
+from payments.wire.time import utc_timestamp
 from wallets.passkeys import PasskeyInvalid, PasskeyMalformed, assertion_verify, registration_verify
 
 log = logging.getLogger(__name__)
@@ -225,15 +226,11 @@ def _profile_lock(customer: Customer) -> ScaProfile:
     return profile
 
 
-def _wire_time(value: dt.datetime) -> str:
-    return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def _locked(profile: ScaProfile) -> Locked:
     return Locked(
         "Too many failed authentication attempts: Strong Customer Authentication is locked for this "
-        f"customer until {_wire_time(profile.locked_until)}",
-        lockedUntil=_wire_time(profile.locked_until),
+        f"customer until {utc_timestamp(profile.locked_until)}",
+        lockedUntil=utc_timestamp(profile.locked_until),
         failedAttempts=profile.failed_attempts,
     )
 
@@ -534,7 +531,7 @@ def sca_passkey_enroll_confirm(
         if challenge.expires_at <= now:
             sca_challenge_transition(challenge, Status.EXPIRED)
             refusal = _proof_refused(
-                f"The passkey enrollment expired at {_wire_time(challenge.expires_at)}; start a new one",
+                f"The passkey enrollment expired at {utc_timestamp(challenge.expires_at)}; start a new one",
                 "CHALLENGE_EXPIRED",
             )
         else:
@@ -741,7 +738,7 @@ def sca_login_complete(
         if challenge.expires_at <= now:
             sca_challenge_transition(challenge, Status.EXPIRED)
             refusal = _proof_refused(
-                f"The SCA login expired at {_wire_time(challenge.expires_at)}; start a new one",
+                f"The SCA login expired at {utc_timestamp(challenge.expires_at)}; start a new one",
                 "CHALLENGE_EXPIRED",
             )
         else:

@@ -58,6 +58,8 @@ from payments.quote_status import quote_transition
 from payments.rails import RailEvent, Step
 from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
+from payments.wire.time import utc_timestamp
+from payments.wire.transactions import render_transaction
 
 log = logging.getLogger(__name__)
 
@@ -147,15 +149,11 @@ class IllegalTransactionTransition(Conflict):
 # --- the state machine ----------------------------------------------------------------------------
 
 
-def _render(txn: Transaction) -> dict[str, Any]:
-    from payments.api.transactions import render_transaction  # the API owns the wire shape
-
-    return render_transaction(txn)
-
-
 def transaction_emit(txn: Transaction, webhook_type: str, *, schedule: bool = True):
     """Record a webhook carrying the transaction as GET shows it (call inside the change's transaction)."""
-    return webhook_emit(platform=txn.platform, type=webhook_type, data=_render(txn), schedule=schedule)
+    return webhook_emit(
+        platform=txn.platform, type=webhook_type, data=render_transaction(txn), schedule=schedule
+    )
 
 
 @transaction.atomic(savepoint=False)
@@ -561,18 +559,14 @@ def _refund(quote: Quote | None, txn: Transaction, *, reason: str, fails: bool) 
     now = clock.now()
     refund = {
         "reference": f"RF-{txn.reference}",
-        "initiatedAt": _wire_time(now),
+        "initiatedAt": utc_timestamp(now),
         "status": "FAILED" if fails else "COMPLETED",
         "reason": reason,
     }
     if not fails:
         ledger_reverse(journal_key=taken, key=_key(txn, "refund"), kind=JournalKind.REFUND, txn=txn)
-        refund["settledAt"] = _wire_time(now)
+        refund["settledAt"] = utc_timestamp(now)
     return refund
-
-
-def _wire_time(value: dt.datetime) -> str:
-    return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def transaction_fail(

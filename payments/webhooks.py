@@ -47,6 +47,7 @@ from payments.platforms import webhook_endpoint_errors
 from payments.query_plans import plan_insert
 from payments.service_keys import WEBHOOK_SIGNING, service_private_key
 from payments.webhook_types import WebhookType
+from payments.wire.time import utc_timestamp
 from project.publishing import publish
 
 log = logging.getLogger(__name__)
@@ -62,10 +63,6 @@ Status = WebhookEvent.Status
 
 
 # --- the body and its signature -------------------------------------------------------------------
-
-
-def _timestamp(value: dt.datetime) -> str:
-    return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def webhook_body(payload: dict[str, Any]) -> str:
@@ -135,7 +132,7 @@ def webhook_emit(
         {
             "id": ids.render(WebhookEvent.ID_KIND, event_id),
             "type": type,
-            "timestamp": _timestamp(now),
+            "timestamp": utc_timestamp(now),
             "data": data,
         }
     )
@@ -171,7 +168,7 @@ def webhook_rewrite(*, event_id: UUID, type: str, data: dict[str, Any]) -> bool:
         {
             "id": ids.render(WebhookEvent.ID_KIND, event_id),
             "type": type,
-            "timestamp": _timestamp(now),
+            "timestamp": utc_timestamp(now),
             "data": data,
         }
     )

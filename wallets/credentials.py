@@ -16,9 +16,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from payments import clock, ids
-from payments.api.fields import utc_timestamp
 from payments.errors import BadRequest, FieldError, InvalidInput, ResourceNotFound
 from payments.models import InternalAccount, Platform
+from payments.wire.time import utc_timestamp
 from wallets import oidc, passkeys, signed_retry
 from wallets.accounts import wallet_account_get
 from wallets.errors import CredentialAlreadyExists, PasskeyAlreadyExists, WalletUnauthorized

@@ -36,9 +36,9 @@ from django.db import transaction
 from django.utils.crypto import salted_hmac
 
 from payments import clock, ids, secret_box
-from payments.api.fields import utc_timestamp
 from payments.errors import FieldError, InvalidInput, RateLimited, ResourceNotFound, ServiceError
 from payments.models import Platform
+from payments.wire.time import utc_timestamp
 from wallets import service_keys, signed_retry
 from wallets.crypto import (
     BundleDecryptFailed,

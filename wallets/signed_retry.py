@@ -55,10 +55,10 @@ from django.conf import settings
 from django.db import transaction
 
 from payments import clock, ids
-from payments.api.fields import utc_timestamp
 from payments.canonical import body_sha256, canonical_json
 from payments.errors import ServiceError
 from payments.models import InternalAccount, Platform
+from payments.wire.time import utc_timestamp
 from project.publishing import publish
 from wallets.crypto import StampInvalid, StampMalformed, same_point, stamp_verify
 from wallets.errors import (

@@ -1,7 +1,7 @@
 """Wire shapes of the wallet's records (output serializers).
 
-Shared by the API layer, which renders and documents them, and by the operations behind signed
-retries, whose outcomes are recorded in these shapes so that a re-send replays them exactly.
+Built on the service's wire layer (`payments.wire`). Shared by the API layer, which renders and
+documents them, and by the operations behind signed retries, whose outcomes are recorded in these shapes so that a re-send replays them exactly.
 """
 
 from __future__ import annotations
@@ -10,10 +10,12 @@ from typing import Any
 
 from rest_framework import serializers
 
-from payments.api.customers import SignedRequestChallengeSerializer
-from payments.api.fields import PublicIdField, UtcDateTimeField
-from payments.api.internal_accounts import InternalAccountSerializer
+from payments.accounts import account_balance
 from payments.models import InternalAccount
+from payments.wire.accounts import render_internal_account
+from payments.wire.ids import PublicIdField
+from payments.wire.signed_requests import SignedRequestChallengeSerializer
+from payments.wire.time import UtcDateTimeField
 from wallets.models import AuthCredential, AuthSession, CredentialType
 
 
@@ -90,4 +92,4 @@ def auth_session(session: AuthSession, *, encrypted_key: str | None = None) -> d
 
 
 def internal_account(account: InternalAccount) -> dict[str, Any]:
-    return InternalAccountSerializer(account).data
+    return render_internal_account(account, balance=account_balance(account))

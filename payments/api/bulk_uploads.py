@@ -6,8 +6,6 @@ job shows PENDING until a worker picks it up.
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.parsers import MultiPartParser
@@ -16,7 +14,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.fields import utc_timestamp
 from payments.api.parsing import parse_body
 from payments.bulk_uploads import (
     KNOWN_COLUMNS,
@@ -30,6 +27,7 @@ from payments.bulk_uploads import (
 )
 from payments.errors import ResourceNotFound
 from payments.models import BulkUploadJob
+from payments.wire.bulk_uploads import BulkCustomerImportJobSerializer, render_bulk_upload_job
 
 TAGS = ["Customers"]
 
@@ -49,49 +47,6 @@ class BulkCsvUploadSerializer(serializers.Serializer):
 class BulkCustomerImportJobAcceptedSerializer(serializers.Serializer):
     jobId = serializers.CharField()
     status = serializers.ChoiceField(choices=["PENDING", "PROCESSING"])
-
-
-class BulkCustomerImportProgressSerializer(serializers.Serializer):
-    total = serializers.IntegerField()
-    processed = serializers.IntegerField()
-    successful = serializers.IntegerField()
-    failed = serializers.IntegerField()
-
-
-class BulkCustomerImportErrorEntrySerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
-    details = serializers.DictField()
-    correlationId = serializers.CharField(help_text="Platform customer ID or row number for the failed entry")
-
-
-class BulkCustomerImportJobSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    status = serializers.ChoiceField(choices=BulkUploadJob.Status.choices)
-    progress = BulkCustomerImportProgressSerializer()
-    errors = BulkCustomerImportErrorEntrySerializer(many=True)
-    completedAt = serializers.DateTimeField(required=False)
-
-    def to_representation(self, job: BulkUploadJob) -> dict[str, Any]:
-        return render_bulk_upload_job(job)
-
-
-def render_bulk_upload_job(job: BulkUploadJob) -> dict[str, Any]:
-    """The reference's `BulkCustomerImportJob`; also the `data` of the `BULK_UPLOAD.*` webhooks."""
-    data: dict[str, Any] = {
-        "id": job.public_id,
-        "status": job.status,
-        "progress": {
-            "total": job.total,
-            "processed": job.processed,
-            "successful": job.successful,
-            "failed": job.failed,
-        },
-        "errors": bulk_upload_errors(job),
-    }
-    if job.completed_at is not None:
-        data["completedAt"] = utc_timestamp(job.completed_at)
-    return data
 
 
 class BulkCustomerCsvUploadApi(APIView):
@@ -125,4 +80,4 @@ class BulkCustomerImportJobApi(APIView):
         if job_id is None:
             raise ResourceNotFound("BulkUploadJob")
         job = bulk_upload_get(platform=request.auth.platform, job_id=job_id)
-        return Response(render_bulk_upload_job(job))
+        return Response(render_bulk_upload_job(job, errors=bulk_upload_errors(job)))

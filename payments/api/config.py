@@ -6,11 +6,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from payments.api.fields import PublicIdField, UtcDateTimeField
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.platforms import config_update
 from payments.pricing import MAX_AMOUNT
 from payments.service_keys import WEBHOOK_SIGNING, service_public_key_hex
+from payments.wire.ids import PublicIdField
+from payments.wire.time import UtcDateTimeField
 
 
 class FixedFeeSerializer(ApiSerializer):

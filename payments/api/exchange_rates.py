@@ -17,11 +17,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import rates
-from payments.api.money_shapes import CurrencySerializer
 from payments.api.parsing import parse_query
 from payments.errors import FieldError, InvalidInput
 from payments.exchange_rates import DEFAULT_SENDING_AMOUNT, EXCHANGE_RATE_CACHE_SECONDS, exchange_rates
 from payments.pricing import MAX_AMOUNT
+from payments.wire.money import CurrencySerializer
 
 TAGS = ["Exchange Rates"]
 

@@ -10,15 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.account_info import EXTERNAL_ACCOUNT_TYPES
-from payments.api.kyc_shapes import page_of
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, field_errors, parse_query
 from payments.errors import FieldError, InvalidInput
@@ -30,25 +28,10 @@ from payments.external_accounts import (
     external_account_list,
 )
 from payments.models import ExternalAccount
+from payments.wire.accounts import AccountInfoField, ExternalAccountSerializer, render_external_account
+from payments.wire.pages import page_of
 
 TAGS = ["External Accounts"]
-_ACCOUNT_INFO_HELP = (
-    "The account's details, discriminated by `accountType` (one of: "
-    + ", ".join(sorted(EXTERNAL_ACCOUNT_TYPES))
-    + "). Checked per type: formats, lengths and check digits (ABA, IBAN, CLABE, CPF/CNPJ, "
-    "wallet address checksums), and the `beneficiary` object where the type has one."
-)
-
-
-@extend_schema_field({"type": "object", "description": _ACCOUNT_INFO_HELP})
-class AccountInfoField(serializers.Field):
-    """Passed through as given: `external_account_input_errors` checks it together with `currency`."""
-
-    def to_internal_value(self, data: Any) -> Any:
-        return data
-
-    def to_representation(self, value: Any) -> Any:
-        return value
 
 
 # --- requests ------------------------------------------------------------------------------------
@@ -111,48 +94,6 @@ def _create(request: Request, serializer_class: type[ApiSerializer]) -> Response
 
 
 # --- responses -----------------------------------------------------------------------------------
-
-
-class BeneficiaryVerifiedDataSerializer(serializers.Serializer):
-    fullName = serializers.CharField(required=False)
-
-
-class ExternalAccountSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    customerId = serializers.CharField(required=False)
-    status = serializers.ChoiceField(choices=ExternalAccount.Status.choices)
-    platformAccountId = serializers.CharField(required=False)
-    ownershipType = serializers.ChoiceField(choices=ExternalAccount.OwnershipType.choices, required=False)
-    currency = serializers.CharField()
-    defaultUmaDepositAccount = serializers.BooleanField()
-    beneficiaryVerificationStatus = serializers.ChoiceField(
-        choices=ExternalAccount.BeneficiaryVerificationStatus.choices, required=False
-    )
-    beneficiaryVerifiedData = BeneficiaryVerifiedDataSerializer(required=False)
-    accountInfo = AccountInfoField()
-
-    def to_representation(self, account: ExternalAccount) -> dict[str, Any]:
-        return render_external_account(account)
-
-
-def render_external_account(account: ExternalAccount) -> dict[str, Any]:
-    """The reference's `ExternalAccount`; also the `data` of `EXTERNAL_ACCOUNT.STATUS_UPDATED`."""
-    data: dict[str, Any] = {"id": account.public_id}
-    if account.customer_id:
-        data["customerId"] = ids.render("Customer", account.customer_id)
-    data["status"] = account.status
-    if account.platform_account_id:
-        data["platformAccountId"] = account.platform_account_id
-    if account.ownership_type:
-        data["ownershipType"] = account.ownership_type
-    data["currency"] = account.currency
-    data["defaultUmaDepositAccount"] = account.default_uma_deposit_account
-    if account.beneficiary_verification_status:
-        data["beneficiaryVerificationStatus"] = account.beneficiary_verification_status
-    if account.beneficiary_verified_name:
-        data["beneficiaryVerifiedData"] = {"fullName": account.beneficiary_verified_name}
-    data["accountInfo"] = account.account_info
-    return data
 
 
 ExternalAccountListResponseSerializer = page_of(ExternalAccountSerializer, "ExternalAccountListResponse")

@@ -7,10 +7,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.fields import utc_timestamp
 from payments.api.idempotency import IDEMPOTENCY_KEY, idempotent
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.onboarding import onboarding_link_create, onboarding_link_path
+from payments.wire.time import utc_timestamp
 
 # The only value the reference's KycProvider enum allows; the flow itself is hosted by this service.
 KYC_PROVIDER = "SUMSUB"

@@ -15,21 +15,21 @@ from payments import ids
 from payments.account_info import PAYMENT_RAILS
 from payments.api.config import FixedFeeSerializer
 from payments.api.idempotency import IDEMPOTENCY_KEY, idempotent
-from payments.api.kyc_shapes import CrossCheckedSerializer
-from payments.api.money_shapes import (
+from payments.api.parsing import ApiSerializer, parse_body
+from payments.models import Quote
+from payments.quotes import QuoteRequest, quote_create, quote_execute, quote_get
+from payments.sca import NOT_COMPLETED as SCA_NOT_COMPLETED
+from payments.sca import sca_challenge_view
+from payments.wire.money import (
     CurrencySerializer,
     PaymentInstructionsSerializer,
     RateDetailsSerializer,
     currency_dict,
     rate,
-    timestamp,
 )
-from payments.api.parsing import ApiSerializer, parse_body
-from payments.api.sca_shapes import ScaChallengeSerializer, render_sca_challenge
-from payments.models import Quote
-from payments.quotes import QuoteRequest, quote_create, quote_execute, quote_get
-from payments.sca import NOT_COMPLETED as SCA_NOT_COMPLETED
-from payments.sca import sca_challenge_view
+from payments.wire.parsing import CrossCheckedSerializer
+from payments.wire.sca import ScaChallengeSerializer, render_sca_challenge
+from payments.wire.time import utc_timestamp
 
 TAGS = ["Cross-Currency Transfers"]
 PURPOSES = [
@@ -149,8 +149,8 @@ def render_quote(quote: Quote) -> dict[str, Any]:
     data: dict[str, Any] = {
         "id": quote.public_id,
         "status": quote.status,
-        "createdAt": timestamp(quote.created_at),
-        "expiresAt": timestamp(quote.expires_at),
+        "createdAt": utc_timestamp(quote.created_at),
+        "expiresAt": utc_timestamp(quote.expires_at),
         "source": quote.source,
         "destination": quote.destination,
         "sendingCurrency": currency_dict(quote.sending_currency),

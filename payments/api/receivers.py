@@ -9,8 +9,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.money_shapes import CurrencySerializer
 from payments.receivers import lookup_preferences, receiver_external_account_lookup, receiver_uma_lookup
+from payments.wire.money import CurrencySerializer
 
 TAGS = ["Cross-Currency Transfers"]
 _SENDER = [

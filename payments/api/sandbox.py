@@ -10,12 +10,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.internal_accounts import InternalAccountSerializer
+from payments.api.internal_accounts import render_account
 from payments.api.parsing import ApiSerializer, parse_body
-from payments.api.transactions import IncomingTransactionSerializer, TransactionOneOf, render_transaction
+from payments.api.transactions import TransactionOneOf
 from payments.incoming import incoming_uma_receive
 from payments.pricing import MAX_AMOUNT
 from payments.sandbox import MAX_FUND_AMOUNT, sandbox_fund, sandbox_only, sandbox_send
+from payments.wire.accounts import InternalAccountSerializer
+from payments.wire.transactions import IncomingTransactionSerializer, render_transaction
 
 TAGS = ["Sandbox"]
 
@@ -58,7 +60,7 @@ class SandboxFundApi(APIView):
             account_id=ids.parse("InternalAccount", accountId),
             amount=body["amount"],
         )
-        return Response(InternalAccountSerializer(account).data)
+        return Response(render_account(account))
 
 
 class SandboxSendApi(APIView):

@@ -16,11 +16,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.fields import utc_timestamp
-from payments.api.kyc_shapes import CrossCheckedSerializer
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.api.quotes import QuoteSerializer, render_quote
-from payments.api.sca_shapes import FACTORS
 from payments.errors import FieldError, InvalidInput
 from payments.sca import (
     ScaProof,
@@ -35,6 +32,9 @@ from payments.sca import (
     sca_passkey_enroll_start,
     sca_quote_check,
 )
+from payments.wire.parsing import CrossCheckedSerializer
+from payments.wire.sca import FACTORS
+from payments.wire.time import utc_timestamp
 
 TAGS = ["Strong Customer Authentication"]
 _CUSTOMER = OpenApiParameter(

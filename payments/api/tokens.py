@@ -7,11 +7,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.fields import PublicIdField, UtcDateTimeField
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
 from payments.models import ApiToken
 from payments.platforms import token_create, token_delete, token_get
+from payments.wire.ids import PublicIdField
+from payments.wire.time import UtcDateTimeField
 
 
 class ApiTokenCreateSerializer(ApiSerializer):

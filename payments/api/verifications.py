@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -9,42 +7,18 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.fields import PublicIdField, UtcDateTimeField
-from payments.api.kyc_shapes import page_of
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
-from payments.models import Document, Verification
+from payments.models import Verification
 from payments.verifications import verification_get, verification_list, verification_submit
+from payments.wire.pages import page_of
+from payments.wire.verifications import VerificationSerializer
 
 TAGS = ["KYC/KYB Verifications"]
 
 
 class VerificationRequestSerializer(ApiSerializer):
     customerId = serializers.CharField()
-
-
-class VerificationErrorSerializer(serializers.Serializer):
-    resourceId = serializers.CharField()
-    type = serializers.CharField()
-    field = serializers.CharField(required=False)
-    acceptedDocumentTypes = serializers.ListField(
-        child=serializers.ChoiceField(choices=Document.Type.choices), required=False
-    )
-    reason = serializers.CharField()
-
-
-class VerificationSerializer(serializers.Serializer):
-    id = PublicIdField("Verification")
-    customerId = PublicIdField("Customer", source="customer_id")
-    verificationStatus = serializers.ChoiceField(choices=Verification.Status.choices, source="status")
-    errors = VerificationErrorSerializer(many=True)
-    createdAt = UtcDateTimeField(source="created_at")
-    updatedAt = UtcDateTimeField(source="updated_at")
-
-    def to_representation(self, instance: Verification) -> dict[str, Any]:
-        data = super().to_representation(instance)
-        data["errors"] = list(instance.errors or [])  # stored in the wire shape
-        return data
 
 
 VerificationListResponseSerializer = page_of(VerificationSerializer, "VerificationListResponse")

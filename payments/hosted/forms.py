@@ -11,10 +11,10 @@ from typing import Any, ClassVar
 
 from django import forms
 
-from payments.api.customers import ENTITY_TYPES
-from payments.api.kyc_shapes import ID_TYPES
 from payments.errors import InvalidInput
 from payments.models import BeneficialOwner, Document
+from payments.wire.customers import ENTITY_TYPES
+from payments.wire.kyc import ID_TYPES
 
 _ID_TYPE_NAMES = {
     "SSN": "US Social Security number (SSN)",

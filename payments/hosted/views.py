@@ -24,10 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect, HttpResponseClientRefresh
 from django_htmx.middleware import HtmxDetails
 
-from payments.api.beneficial_owners import BeneficialOwnerCreateSerializer
-from payments.api.customers import UPDATE_SERIALIZERS, parse_customer_body, render_customer
-from payments.api.documents import DocumentReplaceSerializer
-from payments.api.parsing import parse_body
+from payments.accounts import platform_currency_codes
 from payments.beneficial_owners import beneficial_owner_create, beneficial_owner_delete, beneficial_owner_list
 from payments.customers import TERMINAL_STATUSES, customer_update
 from payments.documents import document_delete, document_list, document_open, document_upload
@@ -54,6 +51,10 @@ from payments.onboarding import (
     redirect_uri_error,
 )
 from payments.verifications import IDENTITY_DOCUMENT_TYPES, LEGAL_PRESENCE_DOCUMENT_TYPES
+from payments.wire.beneficial_owners import BeneficialOwnerCreateSerializer
+from payments.wire.customers import UPDATE_SERIALIZERS, parse_customer_body, render_customer
+from payments.wire.documents import DocumentReplaceSerializer
+from payments.wire.parsing import parse_body
 
 PAGES = "payments/onboarding"
 AUTO_REDIRECT_SECONDS = 15
@@ -250,7 +251,7 @@ def details_view(request: HtmxHttpRequest, visit: Visit) -> HttpResponse:
             lambda body: parse_customer_body(
                 UPDATE_SERIALIZERS,
                 {"customerType": customer.customer_type, **body},
-                platform=customer.platform,
+                supported_currencies=platform_currency_codes(customer.platform),
             )
         )
         if changes is not None:

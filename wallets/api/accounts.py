@@ -6,9 +6,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from payments.api.customers import SignedRequestChallengeSerializer
-from payments.api.internal_accounts import InternalAccountSerializer
 from payments.api.parsing import ApiSerializer, parse_body
+from payments.wire.accounts import InternalAccountSerializer
+from payments.wire.signed_requests import SignedRequestChallengeSerializer
 from wallets.api.common import (
     SIGNED_RETRY_PARAMETERS,
     UNCOMPRESSED_KEY_PATTERN,

@@ -7,8 +7,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from payments.api.customers import SignedRequestChallengeSerializer
 from payments.api.parsing import ApiSerializer, parse_body
+from payments.wire.signed_requests import SignedRequestChallengeSerializer
 from wallets import service_keys
 from wallets.api.common import (
     PROCESSING_RESPONSE,

@@ -1,15 +1,14 @@
-"""Request and response pieces shared by the customer, beneficial-owner and document APIs."""
+"""KYC/KYB pieces on the wire, shared by the customer, beneficial-owner and document shapes."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
-from rest_framework.exceptions import ErrorDetail
 
-from payments.api.parsing import ApiSerializer
+from payments.wire.parsing import ApiSerializer
 
 COUNTRY_PATTERN = r"^[A-Z]{2}$"
 PHONE_PATTERN = r"^\+[1-9]\d{1,14}$"
@@ -29,29 +28,6 @@ def phone_field(**kwargs) -> serializers.RegexField:
         error_messages={"invalid": "Must be an E.164 phone number, e.g. +14155551234"},
         **kwargs,
     )
-
-
-class CrossCheckedSerializer(ApiSerializer):
-    """Adds rules that span fields (`cross_field_errors`) and reports them together with the field
-    errors, so one response lists every problem. The rules read the raw input, as field errors may
-    have left no validated value to read."""
-
-    def cross_field_errors(self, data: Mapping[str, Any]) -> dict[str, str]:
-        return {}
-
-    def to_internal_value(self, data: Any) -> Any:
-        errors: dict[str, Any] = {}
-        value = None
-        try:
-            value = super().to_internal_value(data)
-        except serializers.ValidationError as exc:
-            errors = dict(exc.detail) if isinstance(exc.detail, Mapping) else {"non_field_errors": exc.detail}
-        if isinstance(data, Mapping):
-            for name, message in self.cross_field_errors(data).items():
-                errors.setdefault(name, [ErrorDetail(message, code="invalid")])
-        if errors:
-            raise serializers.ValidationError(errors)
-        return value
 
 
 class AddressSerializer(ApiSerializer):
@@ -87,19 +63,3 @@ def identification_errors(data: Mapping[str, Any], *, prefix: str = "") -> dict[
 def without_nulls(data: dict[str, Any]) -> dict[str, Any]:
     """Optional fields are left out of responses rather than sent as null."""
     return {k: v for k, v in data.items() if v is not None and v != ""}
-
-
-def page_of(
-    item: type[serializers.Serializer] | serializers.Field, name: str, *, paginated: bool = True
-) -> type[serializers.Serializer]:
-    """The list response component (`{data, hasMore, nextCursor, totalCount}`) for the docs; `item` is
-    the item's serializer class, or a list field (of a oneOf: `PolymorphicProxySerializer(many=True)`)."""
-    data = item(many=True) if isinstance(item, type) else item
-    fields: dict[str, Callable | serializers.Field] = {"data": data}
-    if paginated:
-        fields.update(
-            hasMore=serializers.BooleanField(),
-            nextCursor=serializers.CharField(required=False),
-            totalCount=serializers.IntegerField(),
-        )
-    return type(name, (serializers.Serializer,), fields)

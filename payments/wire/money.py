@@ -1,4 +1,4 @@
-"""Wire pieces shared by the quote, transaction, transfer and sandbox APIs."""
+"""Money on the wire: currencies, amounts, rates, and the pieces quotes and transactions share."""
 
 from __future__ import annotations
 
@@ -8,19 +8,18 @@ from typing import Any
 from rest_framework import serializers
 
 from payments import currencies
-from payments.api.fields import utc_timestamp
-from payments.api.internal_accounts import CurrencyAmountSerializer, CurrencySerializer
 
-__all__ = [
-    "CurrencyAmountSerializer",
-    "CurrencySerializer",
-    "PaymentInstructionsSerializer",
-    "RateDetailsSerializer",
-    "currency_amount",
-    "currency_dict",
-    "rate",
-    "timestamp",
-]
+
+class CurrencySerializer(serializers.Serializer):
+    code = serializers.CharField()
+    name = serializers.CharField()
+    symbol = serializers.CharField()
+    decimals = serializers.IntegerField(min_value=0)
+
+
+class CurrencyAmountSerializer(serializers.Serializer):
+    amount = serializers.IntegerField()
+    currency = CurrencySerializer()
 
 
 def currency_dict(code: str) -> dict[str, Any]:
@@ -35,10 +34,6 @@ def currency_amount(amount: int, code: str) -> dict[str, Any]:
 def rate(value: str) -> Decimal:
     """A stored exact rate; DRF's JSON encoder writes a Decimal as a JSON number."""
     return Decimal(value)
-
-
-def timestamp(value) -> str:
-    return utc_timestamp(value)
 
 
 class RateDetailsSerializer(serializers.Serializer):

@@ -1,8 +1,6 @@
-"""Serializer fields shared by the API's input and output serializers."""
+"""Identifiers on the wire: `Kind:<uuid>` (rendered by `payments.ids`)."""
 
 from __future__ import annotations
-
-import datetime as dt
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -24,14 +22,3 @@ class PublicIdField(serializers.Field):
 
     def to_representation(self, value) -> str:
         return ids.render(self.kind, value)
-
-
-def utc_timestamp(value: dt.datetime) -> str:
-    return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-class UtcDateTimeField(serializers.DateTimeField):
-    """RFC 3339 in UTC with a Z suffix, as the reference's examples show."""
-
-    def to_representation(self, value) -> str:
-        return utc_timestamp(value)

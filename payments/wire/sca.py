@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rest_framework import serializers
 
-from payments.api.fields import utc_timestamp
 from payments.models import ScaFactor
-from payments.sca import ChallengeView
+from payments.wire.time import utc_timestamp
+
+if TYPE_CHECKING:
+    from payments.sca import ChallengeView
 
 FACTORS = [f.value for f in ScaFactor]
 

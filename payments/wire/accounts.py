@@ -1,0 +1,124 @@
+"""Internal and external accounts on the wire."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from payments import currencies, ids
+from payments.account_info import EXTERNAL_ACCOUNT_TYPES
+from payments.models import ExternalAccount, InternalAccount
+from payments.wire.ids import PublicIdField
+from payments.wire.money import CurrencyAmountSerializer
+from payments.wire.time import UtcDateTimeField, utc_timestamp
+
+# --- internal accounts ------------------------------------------------------------------------------
+
+
+class InternalAccountSerializer(serializers.Serializer):
+    id = PublicIdField("InternalAccount")
+    customerId = PublicIdField("Customer", source="customer_id", required=False)
+    type = serializers.ChoiceField(choices=InternalAccount.Type.choices)
+    status = serializers.ChoiceField(choices=InternalAccount.Status.choices)
+    balance = CurrencyAmountSerializer(source="*")
+    totalBalance = CurrencyAmountSerializer(source="*")
+    fundingPaymentInstructions = serializers.ListField(child=serializers.DictField())
+    privateEnabled = serializers.BooleanField(source="private_enabled", required=False)
+    createdAt = UtcDateTimeField(source="created_at")
+    updatedAt = UtcDateTimeField(source="updated_at")
+
+    class Meta:
+        ref_name = "InternalAccount"
+
+
+def render_internal_account(account: InternalAccount, *, balance: int) -> dict[str, Any]:
+    """The reference's InternalAccount with its `balance` (`payments.accounts.account_balance`, or the
+    balance row the ledger just wrote for its BALANCE_UPDATED events)."""
+    currency = currencies.get(account.currency)
+    amount = {
+        "amount": balance,
+        "currency": currency.as_dict() if currency else {"code": account.currency},
+    }
+    data: dict[str, Any] = {"id": account.public_id}
+    if account.customer_id:
+        data["customerId"] = ids.render("Customer", account.customer_id)
+    data.update(
+        type=account.type,
+        status=account.status,
+        balance=amount,
+        # Holds and pending funds arrive with the ledger; until then both balances are the same.
+        totalBalance=dict(amount),
+        # Funding instructions are issued with the payment rails (money-movement issue).
+        fundingPaymentInstructions=[],
+    )
+    if account.is_embedded_wallet:
+        data["privateEnabled"] = account.private_enabled
+    data["createdAt"] = utc_timestamp(account.created_at)
+    data["updatedAt"] = utc_timestamp(account.updated_at)
+    return data
+
+
+# --- external accounts ------------------------------------------------------------------------------
+
+
+_ACCOUNT_INFO_HELP = (
+    "The account's details, discriminated by `accountType` (one of: "
+    + ", ".join(sorted(EXTERNAL_ACCOUNT_TYPES))
+    + "). Checked per type: formats, lengths and check digits (ABA, IBAN, CLABE, CPF/CNPJ, "
+    "wallet address checksums), and the `beneficiary` object where the type has one."
+)
+
+
+@extend_schema_field({"type": "object", "description": _ACCOUNT_INFO_HELP})
+class AccountInfoField(serializers.Field):
+    """Passed through as given: `external_account_input_errors` checks it together with `currency`."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        return data
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class BeneficiaryVerifiedDataSerializer(serializers.Serializer):
+    fullName = serializers.CharField(required=False)
+
+
+class ExternalAccountSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    customerId = serializers.CharField(required=False)
+    status = serializers.ChoiceField(choices=ExternalAccount.Status.choices)
+    platformAccountId = serializers.CharField(required=False)
+    ownershipType = serializers.ChoiceField(choices=ExternalAccount.OwnershipType.choices, required=False)
+    currency = serializers.CharField()
+    defaultUmaDepositAccount = serializers.BooleanField()
+    beneficiaryVerificationStatus = serializers.ChoiceField(
+        choices=ExternalAccount.BeneficiaryVerificationStatus.choices, required=False
+    )
+    beneficiaryVerifiedData = BeneficiaryVerifiedDataSerializer(required=False)
+    accountInfo = AccountInfoField()
+
+    def to_representation(self, account: ExternalAccount) -> dict[str, Any]:
+        return render_external_account(account)
+
+
+def render_external_account(account: ExternalAccount) -> dict[str, Any]:
+    """The reference's `ExternalAccount`; also the `data` of `EXTERNAL_ACCOUNT.STATUS_UPDATED`."""
+    data: dict[str, Any] = {"id": account.public_id}
+    if account.customer_id:
+        data["customerId"] = ids.render("Customer", account.customer_id)
+    data["status"] = account.status
+    if account.platform_account_id:
+        data["platformAccountId"] = account.platform_account_id
+    if account.ownership_type:
+        data["ownershipType"] = account.ownership_type
+    data["currency"] = account.currency
+    data["defaultUmaDepositAccount"] = account.default_uma_deposit_account
+    if account.beneficiary_verification_status:
+        data["beneficiaryVerificationStatus"] = account.beneficiary_verification_status
+    if account.beneficiary_verified_name:
+        data["beneficiaryVerifiedData"] = {"fullName": account.beneficiary_verified_name}
+    data["accountInfo"] = account.account_info
+    return data

@@ -1,0 +1,23 @@
+"""List responses on the wire: `{data, hasMore, nextCursor, totalCount}`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rest_framework import serializers
+
+
+def page_of(
+    item: type[serializers.Serializer] | serializers.Field, name: str, *, paginated: bool = True
+) -> type[serializers.Serializer]:
+    """The list response component (`{data, hasMore, nextCursor, totalCount}`) for the docs; `item` is
+    the item's serializer class, or a list field (of a oneOf: `PolymorphicProxySerializer(many=True)`)."""
+    data = item(many=True) if isinstance(item, type) else item
+    fields: dict[str, Callable | serializers.Field] = {"data": data}
+    if paginated:
+        fields.update(
+            hasMore=serializers.BooleanField(),
+            nextCursor=serializers.CharField(required=False),
+            totalCount=serializers.IntegerField(),
+        )
+    return type(name, (serializers.Serializer,), fields)

@@ -1,0 +1,26 @@
+"""Time on the wire: a moment is RFC 3339 in UTC with milliseconds and a `Z` suffix (as the reference's
+examples); a date is ISO 8601."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from rest_framework import serializers
+
+
+def utc_timestamp(value: dt.datetime) -> str:
+    return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class UtcDateTimeField(serializers.DateTimeField):
+    """A serializer field rendering with `utc_timestamp`."""
+
+    def to_representation(self, value) -> str:
+        return utc_timestamp(value)
+
+
+class IsoDateField(serializers.DateField):
+    """A date parsed, then kept as its ISO string: the wire shape is stored as JSON."""
+
+    def to_internal_value(self, value) -> str:
+        return super().to_internal_value(value).isoformat()

@@ -1,0 +1,135 @@
+"""Transactions on the wire: the reference's OutgoingTransaction and IncomingTransaction."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from rest_framework import serializers
+
+from payments import ids, rates
+from payments.models import Transaction
+from payments.rails import Step
+from payments.wire.money import (
+    CurrencyAmountSerializer,
+    PaymentInstructionsSerializer,
+    RateDetailsSerializer,
+    currency_amount,
+    rate,
+)
+from payments.wire.time import utc_timestamp
+
+OUTGOING_STATUSES = ["PENDING", "PENDING_AUTHORIZATION", "EXPIRED", "PROCESSING", "COMPLETED", "FAILED"]
+
+
+def _settlement(txn: Transaction) -> tuple[str | None, int | None]:
+    """expectedSettlementAt and settlementTimelineSeconds: known once a deferred settlement is scheduled."""
+    due = next((s["at"] for s in txn.steps or [] if s["step"] == Step.COMPLETE), None)
+    if due is None or not txn.payment_rail or rates.rail_is_instant(txn.payment_rail):
+        return None, None
+    at = dt.datetime.fromisoformat(due)
+    return utc_timestamp(at), max(0, round((at - txn.created_at).total_seconds()))
+
+
+def render_transaction(txn: Transaction) -> dict[str, Any]:
+    """The reference's OutgoingTransaction / IncomingTransaction; also the `data` of payment webhooks."""
+    data: dict[str, Any] = {"id": txn.public_id, "status": txn.status}
+    if txn.pending_reason:
+        data["pendingReason"] = txn.pending_reason
+    data.update(type=txn.type, direction=txn.direction, source=txn.source, destination=txn.destination)
+    data["customerId"] = (
+        ids.render("Customer", txn.customer_id)
+        if txn.customer_id
+        else ids.render("PlatformConfig", txn.platform_id)
+    )
+    data["platformCustomerId"] = txn.platform_customer_id
+    if txn.settled_at:
+        data["settledAt"] = utc_timestamp(txn.settled_at)
+    data["createdAt"] = utc_timestamp(txn.created_at)
+    data["updatedAt"] = utc_timestamp(txn.updated_at)
+    if txn.receipt_delivery_confirmed_at:
+        data["receiptDeliveryConfirmedAt"] = utc_timestamp(txn.receipt_delivery_confirmed_at)
+    if txn.description:
+        data["description"] = txn.description
+    if txn.sent_amount is not None:
+        data["sentAmount"] = currency_amount(txn.sent_amount, txn.sent_currency)
+    data["receivedAmount"] = currency_amount(txn.received_amount, txn.received_currency)
+    if txn.exchange_rate:
+        data["exchangeRate"] = rate(txn.exchange_rate)
+    if txn.quote_id:
+        data["quoteId"] = ids.render("Quote", txn.quote_id)
+    if txn.refund:
+        data["refund"] = txn.refund
+    if txn.counterparty_information:
+        data["counterpartyInformation"] = txn.counterparty_information
+    data["fees"] = txn.fees
+    if txn.status != Transaction.Status.CREATED:
+        data["reconciliationInstructions"] = {"reference": txn.reference}
+    if txn.failure_reason:
+        data["failureReason"] = txn.failure_reason
+    if txn.is_outgoing:
+        data["platformFees"] = txn.platform_fees
+        if txn.rate_details:
+            data["rateDetails"] = txn.rate_details
+        data["paymentRail"] = txn.payment_rail or None
+        data["railSelectionMode"] = (txn.rail_selection_mode or None) if txn.payment_rail else None
+        data["expectedSettlementAt"], data["settlementTimelineSeconds"] = _settlement(txn)
+        if txn.remittance_information:
+            data["remittanceInformation"] = txn.remittance_information
+        if txn.purpose_of_payment:
+            data["purposeOfPayment"] = txn.purpose_of_payment
+    return data
+
+
+class _TransactionBase(serializers.Serializer):
+    """For the OpenAPI document only; responses are built by `render_transaction`."""
+
+    id = serializers.CharField()
+    status = serializers.ChoiceField(choices=Transaction.Status.choices)
+    pendingReason = serializers.CharField(required=False)
+    direction = serializers.ChoiceField(choices=Transaction.Direction.choices)
+    source = serializers.DictField(help_text="TransactionSourceOneOf (discriminator `sourceType`)")
+    destination = serializers.DictField(
+        help_text="TransactionDestinationOneOf (discriminator `destinationType`); `onChainTransaction` "
+        "{transactionHash, network} once an on-chain payout settled"
+    )
+    customerId = serializers.CharField()
+    platformCustomerId = serializers.CharField()
+    settledAt = serializers.DateTimeField(required=False)
+    createdAt = serializers.DateTimeField()
+    updatedAt = serializers.DateTimeField()
+    receiptDeliveryConfirmedAt = serializers.DateTimeField(required=False)
+    description = serializers.CharField(required=False)
+    sentAmount = CurrencyAmountSerializer(required=False)
+    receivedAmount = CurrencyAmountSerializer()
+    exchangeRate = serializers.FloatField(required=False)
+    quoteId = serializers.CharField(required=False)
+    refund = serializers.DictField(
+        required=False, help_text="Refund {reference, initiatedAt, settledAt, status, reason}"
+    )
+    counterpartyInformation = serializers.DictField(required=False)
+    fees = serializers.IntegerField(min_value=0)
+    reconciliationInstructions = serializers.DictField(required=False)
+    failureReason = serializers.CharField(required=False)
+
+
+class OutgoingTransactionSerializer(_TransactionBase):
+    type = serializers.ChoiceField(choices=["OUTGOING"])
+    status = serializers.ChoiceField(choices=OUTGOING_STATUSES)
+    platformFees = serializers.IntegerField(min_value=0)
+    rateDetails = RateDetailsSerializer(required=False)
+    paymentInstructions = PaymentInstructionsSerializer(many=True, required=False)
+    paymentRail = serializers.CharField(allow_null=True)
+    railSelectionMode = serializers.ChoiceField(choices=["AUTO", "MANUAL"], allow_null=True)
+    expectedSettlementAt = serializers.DateTimeField(allow_null=True)
+    settlementTimelineSeconds = serializers.IntegerField(allow_null=True)
+
+    class Meta:
+        ref_name = "OutgoingTransaction"
+
+
+class IncomingTransactionSerializer(_TransactionBase):
+    type = serializers.ChoiceField(choices=["INCOMING"])
+
+    class Meta:
+        ref_name = "IncomingTransaction"
