@@ -7,9 +7,9 @@ What can be measured how:
   (`otp_retry_leg`): many pending challenges are prepared, then each retry goes through the same
   domain function the view calls (lookup, stamp verification, account lock, claim, session insert),
   against the in-process ORM-transaction floor.
-- The stamp check itself (`stamp_verify`) and the seam payments will call on every stamped quote
-  execute (`wallet_stamp_verify`: stamp plus active-session lookup) are measured in process
-  against a raw P-256 verify with an already parsed key.
+- The stamp check itself (`stamp_verify`) and what payments calls through its seam on every
+  stamped quote execute (`payments.wallet_seam.wallet_stamp_verify`: stamp plus active-session
+  lookup) are measured in process against a raw P-256 verify with an already parsed key.
 - Over HTTP, the stamped request that is safe to repeat is the identical re-send of a signed retry
   that is still PROCESSING (what integrators loop on): it answers 200 PROCESSING and, by design,
   does not verify the stamp again (`replay_load`). A re-send after the outcome was delivered is a
@@ -90,7 +90,7 @@ def stamp_verify_new_keys(creds: dict) -> Callable[[], object]:
 
 def stamp_seam(creds: dict) -> Callable[[], object]:
     from payments.client import wallet_crypto as client
-    from wallets.stamp_check import wallet_stamp_verify
+    from payments.wallet_seam import wallet_stamp_verify
 
     account, private_key_hex = _wallet_with_session(creds)
     header = client.stamp(PAYLOAD, private_key_hex)

@@ -1,0 +1,26 @@
+"""The one seam between payments and wallets: the only payments module that imports `wallets`.
+
+`wallets` builds on payments' customers and internal accounts and imports them freely; payments
+reaches wallets only through the plain functions named here (no signals), each called where its
+rule runs:
+
+- `wallet_stamp_verify`: is a stamp from an active session of the source wallet? (a stamped execute
+  of a quote funded from an embedded wallet, `payments.quotes`);
+- `registration_verify`, `assertion_verify` and their errors: the stateless WebAuthn checks of
+  `wallets.passkeys`, shared by wallet passkey credentials and SCA passkeys (`payments.sca`);
+
+tests/project/test_app_seam.py holds payments to this.
+"""
+
+from __future__ import annotations
+
+from wallets.passkeys import PasskeyInvalid, PasskeyMalformed, assertion_verify, registration_verify
+from wallets.stamp_check import wallet_stamp_verify
+
+__all__ = [
+    "PasskeyInvalid",
+    "PasskeyMalformed",
+    "assertion_verify",
+    "registration_verify",
+    "wallet_stamp_verify",
+]
