@@ -8,12 +8,15 @@ rule runs:
   of a quote funded from an embedded wallet, `payments.quotes`);
 - `registration_verify`, `assertion_verify` and their errors: the stateless WebAuthn checks of
   `wallets.passkeys`, shared by wallet passkey credentials and SCA passkeys (`payments.sca`);
+- `contact_change_guard`: the wallet's consent to a customer's email or phone change
+  (`payments.customers.customer_update`, contract in `wallets.contact`);
 
 tests/project/test_app_seam.py holds payments to this.
 """
 
 from __future__ import annotations
 
+from wallets.contact import contact_change_guard
 from wallets.passkeys import PasskeyInvalid, PasskeyMalformed, assertion_verify, registration_verify
 from wallets.stamp_check import wallet_stamp_verify
 
@@ -21,6 +24,7 @@ __all__ = [
     "PasskeyInvalid",
     "PasskeyMalformed",
     "assertion_verify",
+    "contact_change_guard",
     "registration_verify",
     "wallet_stamp_verify",
 ]
