@@ -10,15 +10,22 @@ rule runs:
   `wallets.passkeys`, shared by wallet passkey credentials and SCA passkeys (`payments.sca`);
 - `contact_change_guard`: the wallet's consent to a customer's email or phone change
   (`payments.customers.customer_update`, contract in `wallets.contact`);
+- `wallet_bootstrap`: a new Global Account gets its wallet and EMAIL_OTP credential
+  (`InternalAccount.save`, in the transaction that inserts the account).
 
 tests/project/test_app_seam.py holds payments to this.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from wallets.contact import contact_change_guard
 from wallets.passkeys import PasskeyInvalid, PasskeyMalformed, assertion_verify, registration_verify
 from wallets.stamp_check import wallet_stamp_verify
+
+if TYPE_CHECKING:
+    from payments.models import InternalAccount
 
 __all__ = [
     "PasskeyInvalid",
@@ -26,5 +33,14 @@ __all__ = [
     "assertion_verify",
     "contact_change_guard",
     "registration_verify",
+    "wallet_bootstrap",
     "wallet_stamp_verify",
 ]
+
+
+def wallet_bootstrap(account: InternalAccount) -> None:
+    """A Global Account (EMBEDDED_WALLET) just inserted: its wallet and an EMAIL_OTP credential."""
+    # Imported here: wallets.credentials reaches payments' API and domain modules, which import this one.
+    from wallets.credentials import wallet_bootstrap as bootstrap
+
+    bootstrap(account)

@@ -52,7 +52,7 @@ def _wallet_with_session(creds: dict):
     )
     account = InternalAccount.objects.create(
         platform=platform, customer=customer, type=InternalAccount.Type.EMBEDDED_WALLET, currency="USDC"
-    )  # its EMAIL_OTP credential comes with it (wallets' post_save receiver)
+    )  # its EMAIL_OTP credential comes with it (InternalAccount.save bootstraps the wallet)
     credential = AuthCredential.objects.get(account=account)
     key = client.generate_key_pair()
     session_open(credential=credential, client_public_key=key.public_key_hex_compressed)
