@@ -17,13 +17,13 @@ from uuid import UUID
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
-from django.dispatch import Signal
 
 from payments import clock, events, kyc_rules
 from payments.accounts import internal_accounts_provision, platform_currency_codes
 from payments.end_user_terms import end_user_terms_get
 from payments.errors import BadRequest, Conflict, FieldError, Gone, InvalidInput, ResourceNotFound
 from payments.models import Customer, CustomerStatus, CustomerStatusChange, Platform, Verification
+from payments.wallet_seam import contact_change_guard
 
 Actor = str | AbstractBaseUser
 """Who causes a status change: a staff user, or a label for the service itself ("api", "sandbox")."""
@@ -227,47 +227,6 @@ def customer_create(*, platform: Platform, data: Mapping[str, Any], actor: Actor
     _on_status_entered(customer)
     events.customer_status_changed(customer)
     return customer
-
-
-# Asked by `contact_change_guard`; receivers answer None or a signed-retry challenge body, or raise.
-contact_change_requested = Signal()
-
-
-def contact_change_guard(
-    *,
-    customer: Customer,
-    changes: Mapping[str, Any],
-    body: Any,
-    wallet_signature: str | None,
-    request_id: str | None,
-) -> Mapping[str, Any] | None:
-    """Extension point for the wallet-signed contact change (embedded-wallet issue): a no-op today.
-
-    `customer_update` calls this, inside its transaction with the customer row locked, whenever a
-    PATCH changes `email` or `phone_number` or carries a signed-retry header (`changes` holds the
-    validated changes, `body` the whole JSON body as sent, which a signed retry must repeat;
-    `wallet_signature` and `request_id` are the `Service-Wallet-Signature` and `Request-Id`
-    headers, or None). It may:
-
-    - return None: the update goes ahead;
-    - return a signed-retry challenge body `{payloadToSign, requestId, expiresAt}`: nothing is
-      applied and the API answers 202 with it (rows the guard writes are committed);
-    - raise a ServiceError (401 wallet-signature codes, 409, 424): nothing is applied.
-
-    The answer comes from the receivers of `contact_change_requested` (the wallets app connects
-    one), so payments never imports wallets; the first challenge returned wins.
-    """
-    for _receiver, challenge in contact_change_requested.send(
-        sender=Customer,
-        customer=customer,
-        changes=changes,
-        body=body,
-        wallet_signature=wallet_signature,
-        request_id=request_id,
-    ):
-        if challenge is not None:
-            return challenge
-    return None
 
 
 @transaction.atomic

@@ -41,7 +41,7 @@ from uuid import UUID
 
 from django.db import transaction
 
-from payments import clock, currencies, ids, money, pricing, rates
+from payments import clock, currencies, ids, money, pricing, rates, wallet_seam
 from payments.account_info import ACCOUNT_TYPES, PAYMENT_RAILS
 from payments.book_transfers import uma_own_account
 from payments.customers import consent_is_recorded, customer_get
@@ -833,9 +833,7 @@ def quote_execute(
                 quoteId=quote.public_id,
             )
         if quote.is_embedded_wallet_source:
-            from wallets.stamp_check import wallet_stamp_verify  # the one seam into wallets
-
-            wallet_stamp_verify(
+            wallet_seam.wallet_stamp_verify(
                 internal_account_id=quote.source_internal_account_id,
                 payload=quote.payload_to_sign,
                 header=wallet_signature,

@@ -20,9 +20,9 @@ Authentication"):
   was moved) whether or not anyone asks; an authorize after it is a 400 saying so.
 - **Factors**: `SMS_OTP` needs no enrollment: it is available when the customer has a
   `phoneNumber` (the platform vouches that it was verified, as the reference says of SCA
-  customers). `PASSKEY`: real WebAuthn, checked by `wallets.passkeys` (stateless WebAuthn checks,
-  shared rather than duplicated), at most one per customer (409 PASSKEY_ALREADY_ENROLLED). `TOTP`
-  and the factor-reset flow are not offered (501 NOT_IMPLEMENTED).
+  customers). `PASSKEY`: real WebAuthn, checked by `wallets.passkeys` through `payments.wallet_seam`
+  (the stateless WebAuthn checks wallet credentials use too), at most one per customer (409
+  PASSKEY_ALREADY_ENROLLED). `TOTP` and the factor-reset flow are not offered (501 NOT_IMPLEMENTED).
 - **Codes**: six digits; `123456` in the sandbox (the reference's SCA sandbox code) and nothing is
   sent; random and sent by the `SMS_BACKEND` in production, naming the amount and the payee. Stored
   only as an HMAC, compared in constant time, single use.
@@ -100,8 +100,8 @@ from payments.transactions import (
     transaction_lock,
     transaction_transition,
 )
+from payments.wallet_seam import PasskeyInvalid, PasskeyMalformed, assertion_verify, registration_verify
 from payments.wire.time import utc_timestamp
-from wallets.passkeys import PasskeyInvalid, PasskeyMalformed, assertion_verify, registration_verify
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Customer contact changes that touch wallet OTP credentials (the signed retry on `PATCH /customers/{id}`).
 
-Payments' `customer_update` asks, through its `contact_change_requested` signal, before it changes
-`email` or `phone_number`. When the customer has active EMAIL_OTP credentials (for an email
+Payments' `customer_update` asks `contact_change_guard` (through `payments.wallet_seam`) before it
+changes `email` or `phone_number`. When the customer has active EMAIL_OTP credentials (for an email
 change) or SMS_OTP credentials (for a phone change) on its Global Accounts, the change needs the
 wallet's consent: the first PATCH answers 202, and the signed retry (stamped by an active session
 of any of those wallets) updates every tied credential and then lets payments update the customer,
@@ -65,7 +65,17 @@ def contact_change_guard(
     wallet_signature: str | None,
     request_id: str | None,
 ) -> dict[str, Any] | None:
-    """payments' hook (see `payments.customers.contact_change_guard` for the contract)."""
+    """Asked by payments' `customer_update` (through `payments.wallet_seam`), inside its transaction
+    with the customer row locked, whenever a PATCH changes `email` or `phone_number` or carries a
+    signed-retry header (`changes` holds the validated changes, `body` the whole JSON body as sent,
+    which a signed retry must repeat; `wallet_signature` and `request_id` are the
+    `Service-Wallet-Signature` and `Request-Id` headers, or None). It may:
+
+    - return None: the update goes ahead;
+    - return a signed-retry challenge body `{payloadToSign, requestId, expiresAt}`: nothing is
+      applied and the API answers 202 with it (rows the guard writes are committed);
+    - raise a ServiceError (401 wallet-signature codes, 409, 424): nothing is applied.
+    """
     attempt = Attempt(body=body, signature=wallet_signature, request_id=request_id)
     if not attempt.first_leg:
         # The retry does what its challenge recorded, if its body is the challenged one (whatever it

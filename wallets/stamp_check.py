@@ -1,8 +1,8 @@
-"""THE seam between payments and wallets: is this stamp from an active session of that wallet?
+"""Is this stamp from an active session of that wallet?
 
-Payments calls `wallet_stamp_verify` when an embedded wallet is the source of a quote and the
-quote's `payloadToSign` comes back stamped in `Service-Wallet-Signature` (no signed retry there,
-no `Request-Id`). It is the only wallets function payments may call.
+Payments calls `wallet_stamp_verify` (through `payments.wallet_seam`) when an embedded wallet is the
+source of a quote and the quote's `payloadToSign` comes back stamped in `Service-Wallet-Signature`
+(no signed retry there, no `Request-Id`).
 """
 
 from __future__ import annotations

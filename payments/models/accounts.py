@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 from django.db.models import Q
 
@@ -56,3 +58,13 @@ class InternalAccount(PlatformScoped):
     @property
     def is_embedded_wallet(self) -> bool:
         return self.type == self.Type.EMBEDDED_WALLET
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Inserting a Global Account also bootstraps its wallet, in the same transaction, whoever
+        inserts it (provisioning, a test, a benchmark). Fixture loading (`raw`) does not come here."""
+        created = self._state.adding
+        super().save(*args, **kwargs)
+        if created and self.is_embedded_wallet:
+            from payments import wallet_seam  # the seam imports wallets, whose models import this module
+
+            wallet_seam.wallet_bootstrap(self)

@@ -7,9 +7,9 @@ What can be measured how:
   (`otp_retry_leg`): many pending challenges are prepared, then each retry goes through the same
   domain function the view calls (lookup, stamp verification, account lock, claim, session insert),
   against the in-process ORM-transaction floor.
-- The stamp check itself (`stamp_verify`) and the seam payments will call on every stamped quote
-  execute (`wallet_stamp_verify`: stamp plus active-session lookup) are measured in process
-  against a raw P-256 verify with an already parsed key.
+- The stamp check itself (`stamp_verify`) and what payments calls through its seam on every
+  stamped quote execute (`payments.wallet_seam.wallet_stamp_verify`: stamp plus active-session
+  lookup) are measured in process against a raw P-256 verify with an already parsed key.
 - Over HTTP, the stamped request that is safe to repeat is the identical re-send of a signed retry
   that is still PROCESSING (what integrators loop on): it answers 200 PROCESSING and, by design,
   does not verify the stamp again (`replay_load`). A re-send after the outcome was delivered is a
@@ -52,7 +52,7 @@ def _wallet_with_session(creds: dict):
     )
     account = InternalAccount.objects.create(
         platform=platform, customer=customer, type=InternalAccount.Type.EMBEDDED_WALLET, currency="USDC"
-    )  # its EMAIL_OTP credential comes with it (wallets' post_save receiver)
+    )  # its EMAIL_OTP credential comes with it (InternalAccount.save bootstraps the wallet)
     credential = AuthCredential.objects.get(account=account)
     key = client.generate_key_pair()
     session_open(credential=credential, client_public_key=key.public_key_hex_compressed)
@@ -90,7 +90,7 @@ def stamp_verify_new_keys(creds: dict) -> Callable[[], object]:
 
 def stamp_seam(creds: dict) -> Callable[[], object]:
     from payments.client import wallet_crypto as client
-    from wallets.stamp_check import wallet_stamp_verify
+    from payments.wallet_seam import wallet_stamp_verify
 
     account, private_key_hex = _wallet_with_session(creds)
     header = client.stamp(PAYLOAD, private_key_hex)
