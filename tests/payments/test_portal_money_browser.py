@@ -80,6 +80,7 @@ def test_us_person_sends_to_a_new_us_bank_account(sized_page, site_url, portal_p
 
     # Send: a new bank account is the first choice; only a US account's fields.
     page.get_by_role("link", name="Send money", exact=True).click()
+    page.wait_for_load_state()  # htmx (deferred) must be listening before the form changes
     expect(page.get_by_label("Someone new: a bank account")).to_be_checked()
     expect(page.locator("#id_iban")).to_have_count(0)
     # Another kind of account shows its own fields at once (htmx), keeping what was typed.
@@ -236,6 +237,7 @@ def test_sign_up_to_a_completed_cross_currency_payment(
 
     # A new euro bank account: a typo in the IBAN is caught as it is typed, and cleared when fixed.
     page.get_by_role("link", name="Send money", exact=True).click()
+    page.wait_for_load_state()  # htmx (deferred) must be listening before the form changes
     page.select_option("#id_bank_type", "EUR_ACCOUNT")
     iban = page.locator("#id_iban")
     iban.press_sequentially("DE89 3704 0044 0532 0130 01")

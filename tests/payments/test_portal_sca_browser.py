@@ -50,6 +50,7 @@ def test_eu_send_cross_currency_two_sca_steps_completed(
     page.get_by_role("button", name="Add test funds (100 USDC)").click()
     expect(page.locator("[data-balance=USDC]")).to_have_text("100.00\xa0USDC")
     page.get_by_role("link", name="Send money", exact=True).click()
+    page.wait_for_load_state()  # htmx (deferred) must be listening before the form changes
     page.select_option("#id_bank_type", "EUR_ACCOUNT")
     page.fill("#id_iban", "DE89 3704 0044 0532 0130 00")
     page.fill("#id_beneficiary_name", "Hans Muster")
