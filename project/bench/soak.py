@@ -163,7 +163,9 @@ class PortalLoad:
                     page.screenshot(path=str(self.data_dir / f"portal-round-{n}.png"), full_page=True)
                     with self.lock:
                         self.rounds["failed"] += 1
-                        self.failures.append(f"round {n} at {page.url}: {type(exc).__name__}: {str(exc)[:300]}")
+                        self.failures.append(
+                            f"round {n} at {page.url}: {type(exc).__name__}: {str(exc)[:300]}"
+                        )
                 else:
                     with self.lock:
                         self.rounds["completed"] += 1
