@@ -402,10 +402,6 @@ def customer_status_transition(customer: Customer, to: str, *, actor: Actor, rea
     return locked
 
 
-def customer_status_history(customer: Customer) -> QuerySet[CustomerStatusChange]:
-    return customer.status_changes.select_related("actor_user").order_by("created_at", "pk")
-
-
 def consent_is_recorded(customer: Customer, *, at: dt.datetime | None = None) -> bool:
     """Whether the customer accepted the End User Terms (quotes need it for unregulated platforms)."""
     return customer.terms_accepted_at is not None and customer.terms_accepted_at <= (at or clock.now())
