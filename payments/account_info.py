@@ -5,17 +5,21 @@ module-level ``FieldSpec`` constants whose ``constraint`` is the reference's Fie
 what we check and what we report to the client come from the same place. Checksums (ABA, IBAN,
 CLABE, CBU/CVU, CPF/CNPJ, EIP-55, base58check, bech32/bech32m) run after the shape checks; the bank
 ones come from ``payments/client/account_checks.py``, which the portal also runs as a person types.
+Keccak-256 comes from pycryptodome, base58 from ``base58``, bech32 from ``payments/bech32.py``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
 
+import base58
+from Crypto.Hash import keccak
+
+from payments import bech32
 from payments.client import account_checks
 from payments.errors import FieldError
 
@@ -166,66 +170,10 @@ def _tax_id_problem(value: str) -> Problem | None:
 
 # --- crypto encodings ----------------------------------------------------------------------------
 
-_MASK64: Final = (1 << 64) - 1
-
-
-def _keccak_tables() -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Round constants (the degree-8 LFSR of FIPS 202 §3.2.5) and rho offsets (§3.2.2)."""
-    constants, lfsr = [], 1
-    for _ in range(24):
-        rc = 0
-        for j in range(7):
-            if lfsr & 1:
-                rc |= 1 << ((1 << j) - 1)
-            lfsr <<= 1
-            if lfsr & 0x100:
-                lfsr ^= 0x171
-        constants.append(rc)
-    offsets, x, y = [0] * 25, 1, 0
-    for t in range(24):
-        offsets[x + 5 * y] = (t + 1) * (t + 2) // 2 % 64
-        x, y = y, (2 * x + 3 * y) % 5
-    return tuple(constants), tuple(offsets)
-
-
-_KECCAK_RC, _KECCAK_RHO = _keccak_tables()
-
-
-def _rotl64(v: int, n: int) -> int:
-    return ((v << n) | (v >> (64 - n))) & _MASK64
-
-
-def _keccak_f1600(a: list[int]) -> list[int]:
-    for rc in _KECCAK_RC:
-        c = [a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^ a[x + 20] for x in range(5)]
-        d = [c[(x - 1) % 5] ^ _rotl64(c[(x + 1) % 5], 1) for x in range(5)]
-        b = [0] * 25
-        for i in range(25):
-            x, y = i % 5, i // 5
-            b[y + 5 * ((2 * x + 3 * y) % 5)] = _rotl64(a[i] ^ d[x], _KECCAK_RHO[i])
-        a = [b[i] ^ (~b[(i + 1) % 5 + i - i % 5] & b[(i + 2) % 5 + i - i % 5]) for i in range(25)]
-        a[0] ^= rc
-    return a
-
-
-def _keccak_sponge(data: bytes, *, rate: int = 136, suffix: int = 0x01, out_len: int = 32) -> bytes:
-    """Keccak with the given domain-separation byte: 0x01 is Ethereum's Keccak, 0x06 is SHA-3."""
-    padded = bytearray(data)
-    padded.append(suffix)
-    padded.extend(b"\0" * (-len(padded) % rate))
-    padded[-1] |= 0x80
-    state = [0] * 25
-    for offset in range(0, len(padded), rate):
-        for i in range(rate // 8):
-            start = offset + 8 * i
-            state[i] ^= int.from_bytes(padded[start : start + 8], "little")
-        state = _keccak_f1600(state)
-    return b"".join(lane.to_bytes(8, "little") for lane in state)[:out_len]
-
 
 def keccak256(data: bytes) -> bytes:
     """Ethereum's Keccak-256 (the pre-standard padding, not ``hashlib.sha3_256``)."""
-    return _keccak_sponge(data)
+    return keccak.new(digest_bits=256, data=data).digest()
 
 
 def _eip55_problem(value: str) -> Problem | None:
@@ -239,93 +187,39 @@ def _eip55_problem(value: str) -> Problem | None:
     return None
 
 
-_B58_ALPHABET: Final = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _B58_CHARS: Final = "[1-9A-HJ-NP-Za-km-z]"
 
 
 def _b58decode(text: str) -> bytes | None:
-    n = 0
-    for char in text:
-        digit = _B58_ALPHABET.find(char)
-        if digit < 0:
-            return None
-        n = n * 58 + digit
-    leading_zeros = len(text) - len(text.lstrip("1"))
-    return b"\0" * leading_zeros + n.to_bytes((n.bit_length() + 7) // 8, "big")
+    try:
+        return base58.b58decode(text)
+    except ValueError:
+        return None
 
 
 def _b58check_payload(text: str) -> bytes | None:
-    raw = _b58decode(text)
-    if raw is None or len(raw) < 5:
+    try:
+        payload = base58.b58decode_check(text)
+    except ValueError:
         return None
-    payload, checksum = raw[:-4], raw[-4:]
-    return payload if hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4] == checksum else None
-
-
-_BECH32_CHARSET: Final = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
-_BECH32_CONST: Final = 1
-_BECH32M_CONST: Final = 0x2BC830A3
-_BECH32_GENERATOR: Final = (0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3)
-
-
-def _bech32_polymod(values: list[int]) -> int:
-    chk = 1
-    for v in values:
-        top = chk >> 25
-        chk = (chk & 0x1FFFFFF) << 5 ^ v
-        for i, g in enumerate(_BECH32_GENERATOR):
-            if (top >> i) & 1:
-                chk ^= g
-    return chk
-
-
-def _bech32_decode(text: str, *, max_length: int | None = 90) -> tuple[str, list[int], int] | None:
-    """Split a bech32-family string into (hrp, data without checksum, checksum residue).
-
-    The residue is 1 for bech32 and 0x2BC830A3 for bech32m; anything else is a bad checksum.
-    Returns None for strings that are not bech32-shaped at all (mixed case, bad characters…).
-    """
-    if text not in (text.lower(), text.upper()) or (max_length is not None and len(text) > max_length):
-        return None
-    text = text.lower()
-    hrp, separator, data = text.rpartition("1")
-    if not separator or not hrp or len(data) < 6 or any(not 33 <= ord(c) <= 126 for c in hrp):
-        return None
-    if any(c not in _BECH32_CHARSET for c in data):
-        return None
-    values = [_BECH32_CHARSET.index(c) for c in data]
-    residue = _bech32_polymod([ord(c) >> 5 for c in hrp] + [0] + [ord(c) & 31 for c in hrp] + values)
-    return hrp, values[:-6], residue
-
-
-def _five_to_eight(values: list[int]) -> bytes | None:
-    acc = bits = 0
-    out = bytearray()
-    for v in values:
-        acc = ((acc << 5) | v) & 0x1FFF
-        bits += 5
-        if bits >= 8:
-            bits -= 8
-            out.append((acc >> bits) & 0xFF)
-    if bits >= 5 or acc & ((1 << bits) - 1):  # BIP-173: at most 4 bits of padding, all zero
-        return None
-    return bytes(out)
+    return payload or None
 
 
 def _bitcoin_problem(value: str) -> Problem | None:
     shape = "must be a Bitcoin address (bc1…/tb1… or a legacy 1…/3…/m…/n…/2… address)"
     if value[:3].lower() in ("bc1", "tb1"):
-        decoded = _bech32_decode(value)
+        decoded = bech32.decode(value)
         if decoded is None:
             return shape, {"format": "bitcoin-address"}
-        hrp, data, residue = decoded
+        hrp, data, encoding = decoded
         if hrp not in ("bc", "tb") or not data:
             return shape, {"format": "bitcoin-address"}
         # BIP-350: witness version 0 uses the bech32 constant, versions 1-16 the bech32m one.
-        name, expected = ("bech32", _BECH32_CONST) if data[0] == 0 else ("bech32m", _BECH32M_CONST)
-        if residue != expected:
+        expected = bech32.Encoding.BECH32 if data[0] == 0 else bech32.Encoding.BECH32M
+        if encoding != expected:
+            name = expected.name.lower()
             return f"has an invalid {name} checksum", {"format": name}
-        program = _five_to_eight(data[1:])
+        program = bech32.from_five_bit(data[1:])
         if data[0] > 16 or program is None or not 2 <= len(program) <= 40:
             return "has an invalid witness version or program", {"format": "bitcoin-address"}
         if data[0] == 0 and len(program) not in (20, 32):
@@ -363,10 +257,10 @@ _SPARK_HRPS: Final = frozenset(
 
 
 def _spark_problem(value: str) -> Problem | None:
-    decoded = _bech32_decode(value, max_length=None)
+    decoded = bech32.decode(value, max_length=None)
     if decoded is None or decoded[0] not in _SPARK_HRPS or not decoded[1]:
         return "must be a Spark address (spark1…/sparkrt1…, bech32m)", {"format": "spark-address"}
-    if decoded[2] != _BECH32M_CONST:
+    if decoded[2] != bech32.Encoding.BECH32M:
         return "has an invalid bech32m checksum", {"format": "bech32m"}
     return None
 
@@ -376,15 +270,15 @@ _BOLT11_MIN_DATA: Final = 7 + 104  # timestamp and signature, in 5-bit groups
 
 
 def _bolt11_problem(value: str) -> Problem | None:
-    decoded = _bech32_decode(value, max_length=None)
+    decoded = bech32.decode(value, max_length=None)
     if decoded is None or not _BOLT11_HRP.fullmatch(decoded[0]) or len(decoded[1]) < _BOLT11_MIN_DATA:
         return "must be a BOLT11 invoice (lnbc…/lntb…)", {"format": "bolt11"}
-    if decoded[2] != _BECH32_CONST:
+    if decoded[2] != bech32.Encoding.BECH32:
         return "has an invalid BOLT11 checksum", {"format": "bolt11"}
     return None
 
 
-_BOLT12: Final = re.compile(f"lno1[{_BECH32_CHARSET}]+")
+_BOLT12: Final = re.compile(f"lno1[{bech32.CHARSET}]+")
 
 
 def _bolt12_problem(value: str) -> Problem | None:

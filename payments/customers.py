@@ -23,6 +23,7 @@ from payments.accounts import internal_accounts_provision, platform_currency_cod
 from payments.end_user_terms import end_user_terms_get
 from payments.errors import BadRequest, Conflict, FieldError, Gone, InvalidInput, ResourceNotFound
 from payments.models import Customer, CustomerStatus, CustomerStatusChange, Platform, Verification
+from payments.state_machines import StateMachine
 from payments.wallet_seam import contact_change_guard
 
 Actor = str | AbstractBaseUser
@@ -31,33 +32,24 @@ Actor = str | AbstractBaseUser
 SANDBOX_UMA_DOMAIN = "sandbox.uma.example"
 
 # The KYC/KYB state machine: every allowed move. Entering the current status again is a no-op.
-ALLOWED_TRANSITIONS: dict[str, frozenset[str]] = {
-    CustomerStatus.UNVERIFIED: frozenset(
-        {CustomerStatus.PENDING, CustomerStatus.APPROVED, CustomerStatus.REJECTED, CustomerStatus.HOLD}
-    ),
-    CustomerStatus.PENDING: frozenset(
-        {CustomerStatus.APPROVED, CustomerStatus.REJECTED, CustomerStatus.HOLD}
-    ),
-    CustomerStatus.HOLD: frozenset(
-        {CustomerStatus.PENDING, CustomerStatus.APPROVED, CustomerStatus.REJECTED}
-    ),
-    CustomerStatus.APPROVED: frozenset({CustomerStatus.HOLD}),
-    CustomerStatus.REJECTED: frozenset(),
-}
+ALLOWED_TRANSITIONS = StateMachine(
+    "customer",
+    {
+        CustomerStatus.UNVERIFIED: {
+            CustomerStatus.PENDING,
+            CustomerStatus.APPROVED,
+            CustomerStatus.REJECTED,
+            CustomerStatus.HOLD,
+        },
+        CustomerStatus.PENDING: {CustomerStatus.APPROVED, CustomerStatus.REJECTED, CustomerStatus.HOLD},
+        CustomerStatus.HOLD: {CustomerStatus.PENDING, CustomerStatus.APPROVED, CustomerStatus.REJECTED},
+        CustomerStatus.APPROVED: {CustomerStatus.HOLD},
+        CustomerStatus.REJECTED: set(),
+    },
+    noun="A customer",
+    id_detail="customerId",
+)
 TERMINAL_STATUSES = frozenset({CustomerStatus.APPROVED, CustomerStatus.REJECTED})
-
-
-class IllegalStatusTransition(Conflict):
-    code = "INVALID_STATE_TRANSITION"
-
-    def __init__(self, *, customer: Customer, from_status: str, to_status: str) -> None:
-        super().__init__(
-            f"A customer in status {from_status} cannot move to {to_status}",
-            customerId=customer.public_id,
-            fromStatus=from_status,
-            toStatus=to_status,
-        )
-        self.from_status, self.to_status = from_status, to_status
 
 
 @dataclass(frozen=True)
@@ -351,31 +343,22 @@ def customer_status_transition(customer: Customer, to: str, *, actor: Actor, rea
     """Move a customer's KYC/KYB status along ALLOWED_TRANSITIONS: the one way any status changes
     (API verification, sandbox rules, admin review).
 
-    Locks the row, is a no-op when the customer is already in `to`, raises IllegalStatusTransition
+    Locks the row, is a no-op when the customer is already in `to`, raises IllegalTransition
     (409) for a move the table does not allow, records who/when/from/to/why, and runs the side
     effects of the new status (accounts on approval, owners' outcome, the verification under review).
     Returns the locked, updated customer; the instance passed in is refreshed too.
     """
     to = CustomerStatus(to)
-    locked = Customer.objects.select_for_update().get(pk=customer.pk)
+    locked = ALLOWED_TRANSITIONS.lock(customer)
     if locked.is_deleted:
         raise Gone(f"Customer {locked.public_id} has been deleted")
-    from_status = locked.status
-    if from_status != to:
-        if to not in ALLOWED_TRANSITIONS[from_status]:
-            raise IllegalStatusTransition(customer=locked, from_status=from_status, to_status=to)
-        locked.status = to
-        locked.touch()
-        locked.save(update_fields=["status", "updated_at"])
+    from_status = ALLOWED_TRANSITIONS.move(locked, to, locked=True).from_status
+    if from_status is not None:
         _record_status(locked, from_status=from_status, actor=actor, reason=reason)
         _on_status_entered(locked)
         events.customer_status_changed(locked)
     customer.status, customer.updated_at = locked.status, locked.updated_at
     return locked
-
-
-def customer_status_history(customer: Customer) -> QuerySet[CustomerStatusChange]:
-    return customer.status_changes.select_related("actor_user").order_by("created_at", "pk")
 
 
 def consent_is_recorded(customer: Customer, *, at: dt.datetime | None = None) -> bool:

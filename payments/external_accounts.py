@@ -47,6 +47,7 @@ from payments.account_info import (
 from payments.customers import customer_get
 from payments.errors import BadRequest, Conflict, FieldError, InvalidInput, ResourceNotFound
 from payments.models import ExternalAccount, ExternalAccountStatus, ExternalAccountStatusChange, Platform
+from payments.state_machines import StateMachine
 from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
 from payments.wire.accounts import render_external_account
@@ -54,16 +55,21 @@ from payments.wire.accounts import render_external_account
 Status = ExternalAccountStatus
 
 # The status machine: every allowed move. Entering the current status again is a no-op.
-ALLOWED_TRANSITIONS: dict[str, frozenset[str]] = {
-    Status.PENDING: frozenset({Status.ACTIVE, Status.UNDER_REVIEW, Status.INACTIVE}),
-    Status.UNDER_REVIEW: frozenset({Status.ACTIVE, Status.INACTIVE}),
-    Status.ACTIVE: frozenset({Status.UNDER_REVIEW, Status.INACTIVE}),
-    # Ownership verification: success → ACTIVE, a failed attempt → UNVERIFIED, a new challenge
-    # after a failure → back to PENDING_OWNERSHIP_VERIFICATION.
-    Status.PENDING_OWNERSHIP_VERIFICATION: frozenset({Status.ACTIVE, Status.UNVERIFIED, Status.INACTIVE}),
-    Status.UNVERIFIED: frozenset({Status.PENDING_OWNERSHIP_VERIFICATION, Status.INACTIVE}),
-    Status.INACTIVE: frozenset(),
-}
+ALLOWED_TRANSITIONS = StateMachine(
+    "external account",
+    {
+        Status.PENDING: {Status.ACTIVE, Status.UNDER_REVIEW, Status.INACTIVE},
+        Status.UNDER_REVIEW: {Status.ACTIVE, Status.INACTIVE},
+        Status.ACTIVE: {Status.UNDER_REVIEW, Status.INACTIVE},
+        # Ownership verification: success → ACTIVE, a failed attempt → UNVERIFIED, a new challenge
+        # after a failure → back to PENDING_OWNERSHIP_VERIFICATION.
+        Status.PENDING_OWNERSHIP_VERIFICATION: {Status.ACTIVE, Status.UNVERIFIED, Status.INACTIVE},
+        Status.UNVERIFIED: {Status.PENDING_OWNERSHIP_VERIFICATION, Status.INACTIVE},
+        Status.INACTIVE: set(),
+    },
+    noun="An external account",
+    id_detail="externalAccountId",
+)
 
 # Fields that, next to the primary identifier, tell two accounts apart (when the type requires them).
 _CLEARING_CODES = ("routingNumber", "sortCode", "bankCode", "branchCode", "ifsc", "swiftCode")
@@ -71,19 +77,6 @@ _EVM_NETWORKS = frozenset({"ETHEREUM", "BASE", "POLYGON", "PLASMA"})
 _NO_OWNERSHIP_VERIFICATION = frozenset({"LIGHTNING"})
 _ADDRESS_FIELDS = ("line1", "line2", "city", "state", "postalCode", "country")
 _FIAT_CURRENCIES = tuple(code for code, c in currencies.CURRENCIES.items() if not c.crypto)
-
-
-class IllegalExternalAccountTransition(Conflict):
-    code = "INVALID_STATE_TRANSITION"
-
-    def __init__(self, *, account: ExternalAccount, from_status: str, to_status: str) -> None:
-        super().__init__(
-            f"An external account in status {from_status} cannot move to {to_status}",
-            externalAccountId=account.public_id,
-            fromStatus=from_status,
-            toStatus=to_status,
-        )
-        self.from_status, self.to_status = from_status, to_status
 
 
 # --- validation ----------------------------------------------------------------------------------
@@ -340,19 +333,13 @@ def external_account_status_transition(
     """Move an account's status along ALLOWED_TRANSITIONS: the one way any status changes.
 
     Locks the row, is a no-op when the account is already in `to`, raises
-    IllegalExternalAccountTransition (409) for a move the table does not allow, records a history
+    IllegalTransition (409) for a move the table does not allow, records a history
     row and emits `EXTERNAL_ACCOUNT.STATUS_UPDATED` in the same transaction. Returns the locked,
     updated account; the instance passed in is refreshed too.
     """
     to = Status(to)
-    locked = ExternalAccount.objects.select_for_update().get(pk=account.pk)
-    from_status = locked.status
-    if from_status != to:
-        if to not in ALLOWED_TRANSITIONS[from_status]:
-            raise IllegalExternalAccountTransition(account=locked, from_status=from_status, to_status=to)
-        locked.status = to
-        locked.touch()
-        locked.save(update_fields=["status", "updated_at"])
+    locked, from_status = ALLOWED_TRANSITIONS.move(account, to)
+    if from_status is not None:
         ExternalAccountStatusChange.objects.create(
             account=locked, from_status=from_status, to_status=to, reason=reason[:255]
         )

@@ -19,6 +19,10 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from base58 import b58encode, b58encode_check
+
+from payments import bech32
+
 __all__ = [
     "ACCOUNT_TYPES",
     "FUNDING_ACCOUNT_TYPE",
@@ -74,58 +78,9 @@ def _cvu(seed: _Seed) -> str:
     return block1 + block2 + _mod10(block2, (3, 9, 7, 1) * 3 + (3,))
 
 
-_B58: Final = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-
-
 def base58(data: bytes) -> str:
     """Bitcoin's base58 alphabet, leading zero bytes as '1'."""
-    n = int.from_bytes(data)
-    out = ""
-    while n:
-        n, r = divmod(n, 58)
-        out = _B58[r] + out
-    return "1" * (len(data) - len(data.lstrip(b"\0"))) + out
-
-
-def _base58check(payload: bytes) -> str:
-    return base58(payload + hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4])
-
-
-_BECH32: Final = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
-_GEN: Final = (0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3)
-BECH32, BECH32M = 1, 0x2BC830A3
-
-
-def _polymod(values: list[int]) -> int:
-    chk = 1
-    for v in values:
-        top = chk >> 25
-        chk = (chk & 0x1FFFFFF) << 5 ^ v
-        for i, g in enumerate(_GEN):
-            if (top >> i) & 1:
-                chk ^= g
-    return chk
-
-
-def _bech32(hrp: str, data: list[int], const: int) -> str:
-    expanded = [ord(c) >> 5 for c in hrp] + [0] + [ord(c) & 31 for c in hrp]
-    mod = _polymod(expanded + data + [0] * 6) ^ const
-    checksum = [(mod >> 5 * (5 - i)) & 31 for i in range(6)]
-    return hrp + "1" + "".join(_BECH32[d] for d in data + checksum)
-
-
-def _five_bit(data: bytes) -> list[int]:
-    acc = bits = 0
-    out = []
-    for byte in data:
-        acc = (acc << 8) | byte
-        bits += 8
-        while bits >= 5:
-            bits -= 5
-            out.append((acc >> bits) & 31)
-    if bits:
-        out.append((acc << (5 - bits)) & 31)
-    return out
+    return b58encode(data).decode("ascii")
 
 
 def _bolt11(seed: _Seed, *, amount_msat: int | None, testnet: bool) -> str:
@@ -134,9 +89,9 @@ def _bolt11(seed: _Seed, *, amount_msat: int | None, testnet: bool) -> str:
     if amount_msat:
         hrp += f"{amount_msat * 10 // 1000}n" if amount_msat * 10 % 1000 == 0 else f"{amount_msat * 10}p"
     timestamp = [(1_750_000_000 >> 5 * (6 - i)) & 31 for i in range(7)]
-    payment_hash = [1, 1, 20, *_five_bit(seed.raw("payment-hash", 32))]  # tag p, length 52
-    signature = _five_bit(seed.raw("signature", 65))[:104]
-    return _bech32(hrp, timestamp + payment_hash + signature, BECH32)
+    payment_hash = [1, 1, 20, *bech32.to_five_bit(seed.raw("payment-hash", 32))]  # tag p, length 52
+    signature = bech32.to_five_bit(seed.raw("signature", 65))[:104]
+    return bech32.encode(hrp, timestamp + payment_hash + signature, bech32.Encoding.BECH32)
 
 
 def _pix_qr(seed: _Seed, reference: str) -> str:
@@ -219,17 +174,17 @@ def _solana(seed: _Seed, ctx: dict[str, Any]) -> str:
 
 
 def _tron(seed: _Seed, ctx: dict[str, Any]) -> str:
-    return _base58check(b"\x41" + seed.raw("tron", 20))
+    return b58encode_check(b"\x41" + seed.raw("tron", 20)).decode("ascii")
 
 
 def _bitcoin(seed: _Seed, ctx: dict[str, Any]) -> str:
     hrp = "tb" if ctx.get("testnet", True) else "bc"
-    return _bech32(hrp, [0, *_five_bit(seed.raw("p2wpkh", 20))], BECH32)
+    return bech32.encode(hrp, [0, *bech32.to_five_bit(seed.raw("p2wpkh", 20))], bech32.Encoding.BECH32)
 
 
 def _spark(seed: _Seed, ctx: dict[str, Any]) -> str:
     hrp = "sparkrt" if ctx.get("testnet", True) else "spark"
-    return _bech32(hrp, _five_bit(b"\x02" + seed.raw("spark", 32)), BECH32M)
+    return bech32.encode(hrp, bech32.to_five_bit(b"\x02" + seed.raw("spark", 32)), bech32.Encoding.BECH32M)
 
 
 def _spark_wallet(seed: _Seed, ctx: dict[str, Any]) -> dict[str, Any]:

@@ -91,6 +91,7 @@ from payments.models import (
     Transaction,
 )
 from payments.rails import RailEvent, Step
+from payments.state_machines import StateMachine, update_row
 from payments.transactions import (
     expiry_step,
     steps_from_events,
@@ -121,12 +122,17 @@ _KNOWN_TRANSPORTS = frozenset({"usb", "nfc", "ble", "internal", "hybrid", "smart
 Status = ScaChallengeStatus
 Kind = ScaChallenge.Kind
 
-CHALLENGE_TRANSITIONS: dict[str, frozenset[str]] = {
-    Status.PENDING: frozenset({Status.VERIFIED, Status.EXPIRED, Status.CANCELLED}),
-    Status.VERIFIED: frozenset(),
-    Status.EXPIRED: frozenset(),
-    Status.CANCELLED: frozenset(),
-}
+CHALLENGE_TRANSITIONS = StateMachine(
+    "SCA challenge",
+    {
+        Status.PENDING: {Status.VERIFIED, Status.EXPIRED, Status.CANCELLED},
+        Status.VERIFIED: set(),
+        Status.EXPIRED: set(),
+        Status.CANCELLED: set(),
+    },
+    noun="An SCA challenge",
+    id_detail="challengeId",
+)
 
 
 # --- errors -----------------------------------------------------------------------------------------
@@ -148,10 +154,6 @@ class ScaSessionRequired(Conflict):
 
 class PasskeyAlreadyEnrolled(Conflict):
     code = "PASSKEY_ALREADY_ENROLLED"
-
-
-class IllegalChallengeTransition(Conflict):
-    code = "INVALID_STATE_TRANSITION"
 
 
 def _proof_refused(message: str, reason: str, **details: Any) -> BadRequest:
@@ -190,21 +192,7 @@ def sca_challenge_transition(challenge: ScaChallenge, to: str, **changes: Any) -
     """Move a challenge along CHALLENGE_TRANSITIONS: the one way its status changes. The caller holds
     the lock that guards it (the transaction's for a payment challenge, the profile's otherwise) and
     read it with `select_for_update`. Reaching the current status again is a no-op."""
-    to = Status(to)
-    if challenge.status == to:
-        return challenge
-    if to not in CHALLENGE_TRANSITIONS[challenge.status]:
-        raise IllegalChallengeTransition(
-            f"An SCA challenge in status {challenge.status} cannot move to {to}",
-            challengeId=challenge.public_id,
-            fromStatus=challenge.status,
-            toStatus=to,
-        )
-    challenge.touch()
-    ScaChallenge.objects.filter(pk=challenge.pk).update(status=to, updated_at=challenge.updated_at, **changes)
-    challenge.status = to
-    for name, value in changes.items():
-        setattr(challenge, name, value)
+    CHALLENGE_TRANSITIONS.move(challenge, Status(to), locked=True, changes=changes, write=update_row)
     return challenge
 
 

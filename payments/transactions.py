@@ -54,8 +54,9 @@ from payments.limits import limits_take_back_daily
 from payments.models import LedgerAccount, LedgerJournal, Platform, Quote, Transaction
 from payments.models import TransactionStatus as Status
 from payments.query_plans import plan_first, plan_update
-from payments.quote_status import quote_transition
+from payments.quote_status import QUOTE_TRANSITIONS, quote_transition
 from payments.rails import RailEvent, Step
+from payments.state_machines import StateMachine
 from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
 from payments.wire.time import utc_timestamp
@@ -67,30 +68,24 @@ Kind = LedgerAccount.Kind
 JournalKind = LedgerJournal.Kind
 Type = Transaction.Type
 
-OUTGOING_TRANSITIONS: dict[str, frozenset[str]] = {
-    Status.PENDING: frozenset(
-        {Status.PENDING_AUTHORIZATION, Status.PROCESSING, Status.EXPIRED, Status.FAILED}
-    ),
-    Status.PENDING_AUTHORIZATION: frozenset(
-        {Status.PENDING, Status.PROCESSING, Status.EXPIRED, Status.FAILED}
-    ),
-    Status.PROCESSING: frozenset({Status.COMPLETED, Status.FAILED}),
-    Status.COMPLETED: frozenset({Status.FAILED}),
-    Status.FAILED: frozenset(),
-    Status.EXPIRED: frozenset(),
-}
-INCOMING_TRANSITIONS: dict[str, frozenset[str]] = {
-    Status.CREATED: frozenset({Status.PENDING, Status.PROCESSING, Status.FAILED}),
-    Status.PENDING: frozenset(
-        {Status.PROCESSING, Status.COMPLETED, Status.FAILED, Status.REJECTED, Status.EXPIRED}
-    ),
-    Status.PROCESSING: frozenset({Status.COMPLETED, Status.FAILED}),
-    Status.COMPLETED: frozenset({Status.REFUNDED}),
-    Status.FAILED: frozenset(),
-    Status.REJECTED: frozenset(),
-    Status.REFUNDED: frozenset(),
-    Status.EXPIRED: frozenset(),
-}
+OUTGOING_TRANSITIONS = StateMachine(
+    "transaction", QUOTE_TRANSITIONS, noun="A transaction", id_detail="transactionId"
+)
+INCOMING_TRANSITIONS = StateMachine(
+    "transaction",
+    {
+        Status.CREATED: {Status.PENDING, Status.PROCESSING, Status.FAILED},
+        Status.PENDING: {Status.PROCESSING, Status.COMPLETED, Status.FAILED, Status.REJECTED, Status.EXPIRED},
+        Status.PROCESSING: {Status.COMPLETED, Status.FAILED},
+        Status.COMPLETED: {Status.REFUNDED},
+        Status.FAILED: set(),
+        Status.REJECTED: set(),
+        Status.REFUNDED: set(),
+        Status.EXPIRED: set(),
+    },
+    noun="A transaction",
+    id_detail="transactionId",
+)
 TRANSITIONS = {Type.OUTGOING: OUTGOING_TRANSITIONS, Type.INCOMING: INCOMING_TRANSITIONS}
 
 # The quote follows its transaction.
@@ -134,18 +129,6 @@ _ON_CHAIN_NETWORKS = frozenset(
 )
 
 
-class IllegalTransactionTransition(Conflict):
-    code = "INVALID_STATE_TRANSITION"
-
-    def __init__(self, *, txn: Transaction, from_status: str, to_status: str) -> None:
-        super().__init__(
-            f"A transaction in status {from_status} cannot move to {to_status}",
-            transactionId=txn.public_id,
-            fromStatus=from_status,
-            toStatus=to_status,
-        )
-
-
 # --- the state machine ----------------------------------------------------------------------------
 
 
@@ -170,27 +153,23 @@ def transaction_transition(
 
     Locks the row (unless `locked`: the caller passes the instance it locked with
     `transaction_lock`), is a no-op when the
-    transaction is already in `to`, raises IllegalTransactionTransition (409) for a move the table
+    transaction is already in `to`, raises IllegalTransition (409) for a move the table
     does not allow. `changes` are other fields written with the move (failure reason, refund…),
     `quote_changes` the quote's.
     The linked quote moves too (`quote`: the caller's locked instance, if it has one), and the
     OUTGOING_PAYMENT.* / INCOMING_PAYMENT.* webhook is recorded in the same database transaction.
     """
     to = Status(to)
-    current = txn if locked else Transaction.objects.select_for_update().get(pk=txn.pk)
+    current = txn if locked else OUTGOING_TRANSITIONS.lock(txn)
     if current.status == to:
         return current
-    if to not in TRANSITIONS[current.type][current.status]:
-        raise IllegalTransactionTransition(txn=current, from_status=current.status, to_status=to)
+    machine = TRANSITIONS[current.type]
+    machine.check(current, to)
     if to in (Status.FAILED, Status.REJECTED):
         limits_take_back_daily(current)
-    current.status = to
     if to == Status.COMPLETED and current.settled_at is None:
         changes.setdefault("settled_at", clock.now())
-    for name, value in changes.items():
-        setattr(current, name, value)
-    current.touch()
-    plan_update(current, ["status", "updated_at", *changes])
+    machine.move(current, to, locked=True, changes=changes, write=plan_update)
     if current.quote_id:
         quote_transition(
             quote or Quote(pk=current.quote_id),

@@ -58,6 +58,7 @@ from payments import clock, ids
 from payments.canonical import body_sha256, canonical_json
 from payments.errors import ServiceError
 from payments.models import InternalAccount, Platform
+from payments.state_machines import StateMachine
 from payments.wire.time import utc_timestamp
 from project.publishing import publish
 from wallets.crypto import StampInvalid, StampMalformed, same_point, stamp_verify
@@ -74,6 +75,20 @@ from wallets.models import AuthSession, SignedRequest
 Kind = SignedRequest.Kind
 Signer = SignedRequest.Signer
 Status = SignedRequest.Status
+
+# A request moves only forward; see the module docstring for when it takes each step.
+REQUEST_TRANSITIONS = StateMachine(
+    "signed-retry request",
+    {
+        Status.PENDING: {Status.PROCESSING, Status.COMPLETED, Status.FAILED},
+        Status.PROCESSING: {Status.READY, Status.COMPLETED, Status.FAILED},
+        Status.READY: {Status.COMPLETED, Status.FAILED},
+        Status.COMPLETED: set(),
+        Status.FAILED: set(),
+    },
+    noun="A signed-retry request",
+    id_detail="requestId",
+)
 
 LEGACY_SIGNATURE = "sandbox-valid-signature"
 PROCESSING_MESSAGE = (
@@ -349,10 +364,10 @@ def signer_allowed(request: SignedRequest, public_key_hex: str, *, lock: bool = 
 
 def _processing_start(request: SignedRequest) -> Processing:
     delay = settings.WALLET_SANDBOX_SLOW_SECONDS
-    request.status = Status.PROCESSING
-    request.settle_at = clock.now() + dt.timedelta(seconds=delay)
-    request.touch()
-    request.save(update_fields=_MUTABLE_FIELDS)
+    settle_at = clock.now() + dt.timedelta(seconds=delay)
+    REQUEST_TRANSITIONS.move(
+        request, Status.PROCESSING, locked=True, changes={"settle_at": settle_at}, write=_save_mutable
+    )
     pk = str(request.pk)
     transaction.on_commit(lambda: _settle_later(pk, delay))
     return Processing()
@@ -390,18 +405,23 @@ def _perform(request: SignedRequest, *, record_failures: bool = True, delivered:
     except ServiceError as exc:
         if not record_failures:
             raise
-        outcome = Outcome(exc.status, exc.body())
-        request.status = Status.FAILED
+        outcome, to = Outcome(exc.status, exc.body()), Status.FAILED
     else:
-        request.status = Status.COMPLETED
-    request.outcome_status = outcome.status
-    request.outcome_body = None if request.kind in ONE_TIME_RESULT_KINDS else outcome.body
-    request.completed_at = clock.now()
-    if delivered:
-        request.delivered_at = request.completed_at
-    request.touch()
-    request.save(update_fields=_MUTABLE_FIELDS)
+        to = Status.COMPLETED
+    now = clock.now()
+    changes = {
+        "outcome_status": outcome.status,
+        "outcome_body": None if request.kind in ONE_TIME_RESULT_KINDS else outcome.body,
+        "completed_at": now,
+        **({"delivered_at": now} if delivered else {}),
+    }
+    REQUEST_TRANSITIONS.move(request, to, locked=True, changes=changes, write=_save_mutable)
     return outcome
+
+
+def _save_mutable(request: SignedRequest, fields: list[str]) -> None:
+    """The move's writer: the claim set more than `fields` on the locked row, so save all of it."""
+    request.save(update_fields=_MUTABLE_FIELDS)
 
 
 def _resend(request: SignedRequest, digest: str, signature_digest: str) -> Outcome | Processing:
@@ -444,9 +464,7 @@ def _settle(request: SignedRequest) -> None:
     """A locked PROCESSING request whose settlement is due: perform it, or (a one-time result) mark it
     READY so that it is produced when delivered."""
     if request.kind in ONE_TIME_RESULT_KINDS:
-        request.status = Status.READY
-        request.touch()
-        request.save(update_fields=_MUTABLE_FIELDS)
+        REQUEST_TRANSITIONS.move(request, Status.READY, locked=True, write=_save_mutable)
     else:
         _perform(request)
 

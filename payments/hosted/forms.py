@@ -355,11 +355,3 @@ class OwnerForm(WireForm):
         help_text="A photo or scan: JPEG, PNG or PDF, up to 10 MB",
         widget=forms.ClearableFileInput(attrs={"accept": ACCEPTED_FILES}),
     )
-
-    def owner_payload(self) -> dict[str, Any]:
-        body = self.payload()
-        body.pop("document", None)
-        return body
-
-    def document_payload(self) -> dict[str, Any]:
-        return self.payload().get("document", {})

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
 from payments import clock
 from payments.external_accounts import external_account_create
@@ -15,8 +13,8 @@ from payments.models import Customer, ExternalAccount, InternalAccount, Platform
 from payments.quotes import QuoteRequest
 from payments.sandbox import sandbox_fund
 from tests import factories
+from tests.reference import reference_document
 
-REFERENCE = Path("/work/shared/reference/openapi.yaml")
 _SCHEMAS: dict[str, Any] = {}
 
 
@@ -24,7 +22,7 @@ def reference_validator(schema: str) -> jsonschema.Draft202012Validator:
     """A validator for one schema of the reference. Its PaymentAccountType enum lists 29 of the 49
     payment account types its own `oneOf` uses (a defect of the reference); the missing ones are added."""
     if not _SCHEMAS:
-        doc = yaml.safe_load(REFERENCE.read_text())
+        doc = reference_document()
         components = doc["components"]
         variants = components["schemas"]["PaymentInstructions"]["properties"]["accountOrWalletInfo"]["oneOf"]
         types = set(components["schemas"]["PaymentAccountType"]["enum"])

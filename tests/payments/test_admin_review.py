@@ -2,8 +2,9 @@ import pytest
 from django.contrib.auth.models import Permission, User
 from django.urls import reverse
 
-from payments.customers import IllegalStatusTransition, customer_status_transition
+from payments.customers import customer_status_transition
 from payments.models import Customer, CustomerStatusChange, Document, InternalAccount, Verification
+from payments.state_machines import IllegalTransition as IllegalStatusTransition
 from tests import factories
 from tests.payments.kyc_support import PNG, business, create, individual, owner, upload
 

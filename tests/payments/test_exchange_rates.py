@@ -5,11 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 from decimal import Decimal
-from pathlib import Path
 
 import jsonschema
 import pytest
-import yaml
 
 from payments import clock, rates
 from payments.currencies import CURRENCIES
@@ -21,8 +19,8 @@ from payments.pricing import (
     platform_fee_for,
     price_quote,
 )
+from tests.reference import reference_document
 
-REFERENCE = Path("/work/shared/reference/openapi.yaml")
 USD_CONFIG = [
     {
         "feeType": "CROSS_CURRENCY_TRANSACTION",
@@ -41,7 +39,7 @@ def _on_the_wire(items: list[dict]) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def response_validator():
-    doc = yaml.safe_load(REFERENCE.read_text())
+    doc = reference_document()
     schema = {
         "$ref": "#/components/schemas/ExchangeRateListResponse",
         "components": doc["components"],

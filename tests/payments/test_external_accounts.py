@@ -2,13 +2,13 @@ import pytest
 
 from payments import external_accounts
 from payments.external_accounts import (
-    IllegalExternalAccountTransition,
     external_account_get,
     external_account_primary_identifier,
     external_account_sandbox_suffix,
     external_account_status_transition,
 )
 from payments.models import ExternalAccount, ExternalAccountStatusChange, WebhookEvent
+from payments.state_machines import IllegalTransition as IllegalExternalAccountTransition
 from tests import factories
 
 pytestmark = pytest.mark.django_db

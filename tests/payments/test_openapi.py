@@ -14,14 +14,12 @@ from rest_framework.views import APIView
 from tests.factories import InternalAccountFactory
 from tests.payments.kyc_support import business, create
 from tests.payments.money_support import (
-    REFERENCE as REFERENCE_DOCUMENT,
-)
-from tests.payments.money_support import (
     consenting_customer,
     funded_account,
     quote_body,
     usd_external,
 )
+from tests.reference import REFERENCE as REFERENCE_DOCUMENT
 
 pytestmark = pytest.mark.django_db
 

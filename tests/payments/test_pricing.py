@@ -5,10 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
-import yaml
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -29,8 +27,8 @@ from payments.pricing import (
     platform_fee_from_override,
     price_quote,
 )
+from tests.reference import reference_document
 
-REFERENCE = Path("/work/shared/reference/openapi.yaml")
 CODES = sorted(CURRENCIES)
 RAIL_NAMES = sorted(rates.RAILS)
 USD_CONFIG = [
@@ -517,7 +515,7 @@ def test_platform_fee_override():
 
 
 def _reference_enum(name: str) -> set[str]:
-    doc = yaml.safe_load(REFERENCE.read_text())
+    doc = reference_document()
     return set(doc["components"]["schemas"][name]["enum"])
 
 

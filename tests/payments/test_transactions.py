@@ -11,11 +11,12 @@ from django.db import transaction
 from payments import clock
 from payments.accounts import account_balance
 from payments.models import Quote, Transaction, WebhookEvent
-from payments.quote_status import QUOTE_TRANSITIONS, IllegalQuoteTransition, quote_transition
+from payments.quote_status import QUOTE_TRANSITIONS, quote_transition
+from payments.state_machines import IllegalTransition as IllegalQuoteTransition
+from payments.state_machines import IllegalTransition as IllegalTransactionTransition
 from payments.transactions import (
     INCOMING_TRANSITIONS,
     OUTGOING_TRANSITIONS,
-    IllegalTransactionTransition,
     transaction_transition,
 )
 from tests.payments.money_support import (

@@ -1,20 +1,16 @@
 """The event type registry against the reference's `WebhookType` enum and `*Webhook` schemas."""
 
-from pathlib import Path
-
 import pytest
-import yaml
 
 from payments.webhook_types import DATA_SCHEMA, DECISION_TYPES, WebhookType
-
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "openapi.yaml"
+from tests.reference import REFERENCE, reference_document
 
 
 @pytest.fixture(scope="module")
 def schemas() -> dict:
     if not REFERENCE.exists():
         pytest.skip(f"reference document not found at {REFERENCE}")
-    return yaml.safe_load(REFERENCE.read_text())["components"]["schemas"]
+    return reference_document()["components"]["schemas"]
 
 
 def test_there_are_43_types():
