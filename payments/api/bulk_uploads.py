@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
@@ -18,6 +17,7 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.api.fields import utc_timestamp
 from payments.api.parsing import parse_body
+from payments.api.schema import operations, path_parameter
 from payments.bulk_uploads import (
     KNOWN_COLUMNS,
     MAX_CSV_BYTES,
@@ -32,6 +32,7 @@ from payments.errors import ResourceNotFound
 from payments.models import BulkUploadJob
 
 TAGS = ["Customers"]
+_operation = operations(TAGS)
 
 
 class BulkCsvUploadSerializer(serializers.Serializer):
@@ -97,11 +98,10 @@ def render_bulk_upload_job(job: BulkUploadJob) -> dict[str, Any]:
 class BulkCustomerCsvUploadApi(APIView):
     parser_classes = [MultiPartParser]
 
-    @extend_schema(
-        operation_id="uploadCustomersCsv",
+    @_operation(
+        "uploadCustomersCsv",
         request={"multipart/form-data": BulkCsvUploadSerializer},
         responses={202: BulkCustomerImportJobAcceptedSerializer},
-        tags=TAGS,
     )
     def post(self, request: Request) -> Response:
         data = parse_body(BulkCsvUploadSerializer, request.data)
@@ -110,15 +110,10 @@ class BulkCustomerCsvUploadApi(APIView):
 
 
 class BulkCustomerImportJobApi(APIView):
-    @extend_schema(
-        operation_id="getBulkCustomerImportJob",
-        parameters=[
-            OpenApiParameter(
-                "jobId", str, OpenApiParameter.PATH, description="ID of the bulk import job to retrieve"
-            )
-        ],
+    @_operation(
+        "getBulkCustomerImportJob",
+        parameters=[path_parameter("jobId", "ID of the bulk import job to retrieve")],
         responses=BulkCustomerImportJobSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request, jobId: str) -> Response:
         job_id = ids.parse_or_none(BulkUploadJob.ID_KIND, jobId)

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
@@ -15,6 +15,7 @@ from payments.api.fields import PublicIdField, UtcDateTimeField
 from payments.api.kyc_shapes import country_field, page_of, without_nulls
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body
+from payments.api.schema import operations
 from payments.documents import (
     document_delete,
     document_file_error,
@@ -26,6 +27,7 @@ from payments.documents import (
 from payments.models import Document
 
 TAGS = ["Documents"]
+_operation = operations(TAGS)
 
 
 @extend_schema_field(OpenApiTypes.BINARY)
@@ -80,11 +82,10 @@ DocumentListResponseSerializer = page_of(DocumentSerializer, "DocumentListRespon
 class DocumentListUploadApi(APIView):
     parser_classes = [MultiPartParser]
 
-    @extend_schema(
-        operation_id="uploadDocument",
+    @_operation(
+        "uploadDocument",
         request={"multipart/form-data": DocumentUploadSerializer},
         responses={201: DocumentSerializer},
-        tags=TAGS,
     )
     def post(self, request: Request) -> Response:
         data = parse_body(DocumentUploadSerializer, request.data)
@@ -93,8 +94,8 @@ class DocumentListUploadApi(APIView):
         )
         return Response(DocumentSerializer(document).data, status=201)
 
-    @extend_schema(
-        operation_id="listDocuments",
+    @_operation(
+        "listDocuments",
         parameters=[
             OpenApiParameter(
                 "documentHolder",
@@ -104,7 +105,6 @@ class DocumentListUploadApi(APIView):
             *PAGE_PARAMETERS,
         ],
         responses=DocumentListResponseSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request) -> Response:
         documents = document_list(
@@ -116,16 +116,15 @@ class DocumentListUploadApi(APIView):
 class DocumentDetailApi(APIView):
     parser_classes = [MultiPartParser]
 
-    @extend_schema(operation_id="getDocument", responses=DocumentSerializer, tags=TAGS)
+    @_operation("getDocument", responses=DocumentSerializer)
     def get(self, request: Request, documentId: str) -> Response:
         document = document_get(platform=request.auth.platform, document_id=ids.parse("Document", documentId))
         return Response(DocumentSerializer(document).data)
 
-    @extend_schema(
-        operation_id="replaceDocument",
+    @_operation(
+        "replaceDocument",
         request={"multipart/form-data": DocumentReplaceSerializer},
         responses=DocumentSerializer,
-        tags=TAGS,
     )
     def put(self, request: Request, documentId: str) -> Response:
         document_id = ids.parse("Document", documentId)
@@ -135,7 +134,7 @@ class DocumentDetailApi(APIView):
         )
         return Response(DocumentSerializer(document).data)
 
-    @extend_schema(operation_id="deleteDocument", responses={204: None}, tags=TAGS)
+    @_operation("deleteDocument", responses={204: None})
     def delete(self, request: Request, documentId: str) -> Response:
         document_delete(platform=request.auth.platform, document_id=ids.parse("Document", documentId))
         return Response(status=204)

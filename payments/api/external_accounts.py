@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema_field, extend_schema_view
+from drf_spectacular.utils import extend_schema_field, extend_schema_view
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -21,7 +21,7 @@ from payments.account_info import EXTERNAL_ACCOUNT_TYPES
 from payments.api.kyc_shapes import page_of
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, field_errors, parse_query
-from payments.api.schema import operations
+from payments.api.schema import operations, path_parameter
 from payments.errors import FieldError, InvalidInput
 from payments.external_accounts import (
     external_account_create,
@@ -189,12 +189,7 @@ def _list(
     return Response(paginate(accounts, request.query_params, render_external_account))
 
 
-_ID_PARAMETER = OpenApiParameter(
-    "externalAccountId",
-    str,
-    OpenApiParameter.PATH,
-    description="System-generated unique external account identifier",
-)
+_ID_PARAMETER = path_parameter("externalAccountId", "System-generated unique external account identifier")
 
 
 # --- views ---------------------------------------------------------------------------------------

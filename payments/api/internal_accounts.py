@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,10 +13,12 @@ from payments.api.fields import PublicIdField, UtcDateTimeField, utc_timestamp
 from payments.api.kyc_shapes import page_of
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import parse_query
+from payments.api.schema import operations
 from payments.errors import FieldError, InvalidInput
 from payments.models import InternalAccount
 
 TAGS = ["Internal Accounts"]
+_operation = operations(TAGS)
 
 
 class CurrencySerializer(serializers.Serializer):
@@ -96,11 +97,10 @@ def _query(serializer: type[serializers.Serializer], request: Request) -> dict[s
 
 
 class CustomerInternalAccountListApi(APIView):
-    @extend_schema(
-        operation_id="listCustomerInternalAccounts",
+    @_operation(
+        "listCustomerInternalAccounts",
         parameters=[CustomerInternalAccountQuerySerializer, *PAGE_PARAMETERS],
         responses=InternalAccountListResponseSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request) -> Response:
         query = _query(CustomerInternalAccountQuerySerializer, request)
@@ -121,11 +121,10 @@ class CustomerInternalAccountListApi(APIView):
 
 
 class PlatformInternalAccountListApi(APIView):
-    @extend_schema(
-        operation_id="listPlatformInternalAccounts",
+    @_operation(
+        "listPlatformInternalAccounts",
         parameters=[PlatformInternalAccountQuerySerializer],
         responses=PlatformInternalAccountListResponseSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request) -> Response:
         query = _query(PlatformInternalAccountQuerySerializer, request)

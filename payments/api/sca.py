@@ -21,7 +21,7 @@ from payments.api.kyc_shapes import CrossCheckedSerializer
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.api.quotes import QuoteSerializer, render_quote
 from payments.api.sca_shapes import FACTORS
-from payments.api.schema import operations
+from payments.api.schema import operations, path_parameter
 from payments.errors import FieldError, InvalidInput
 from payments.sca import (
     ScaProof,
@@ -41,7 +41,7 @@ TAGS = ["Strong Customer Authentication"]
 _CUSTOMER = OpenApiParameter(
     "customerId", str, OpenApiParameter.QUERY, required=True, description="The customer (Customer:<uuid>)"
 )
-_QUOTE = OpenApiParameter("quoteId", str, OpenApiParameter.PATH, description="The quote's id")
+_QUOTE = path_parameter("quoteId", "The quote's id")
 _NO_CONTENT = OpenApiResponse(description="Done; no content")
 _operation = operations(TAGS, parameters=[_CUSTOMER])
 
@@ -263,7 +263,7 @@ class ScaFactorDeleteApi(APIView):
 
     @_operation(
         "deleteScaFactor",
-        parameters=[_CUSTOMER, OpenApiParameter("credentialId", str, OpenApiParameter.PATH)],
+        parameters=[_CUSTOMER, path_parameter("credentialId")],
         responses={204: _NO_CONTENT},
     )
     def delete(self, request: Request, credentialId: str) -> Response:
@@ -378,7 +378,7 @@ class ScaFactorResetApi(_NotSupportedApi):
         self._refuse(request)
 
 
-_RESET_ID = OpenApiParameter("resetId", str, OpenApiParameter.PATH)
+_RESET_ID = path_parameter("resetId")
 
 
 class ScaFactorResetDetailApi(_NotSupportedApi):

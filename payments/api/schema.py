@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 
 
 def operations(tags: list[str], **defaults: Any) -> Callable[..., Callable[[Callable], Callable]]:
@@ -14,3 +14,8 @@ def operations(tags: list[str], **defaults: Any) -> Callable[..., Callable[[Call
         return extend_schema(operation_id=operation_id, tags=tags, **(defaults | kwargs))
 
     return operation
+
+
+def path_parameter(name: str, description: str = "") -> OpenApiParameter:
+    """A string path parameter of the OpenAPI document (ids are checked by the view, not the router)."""
+    return OpenApiParameter(name, str, OpenApiParameter.PATH, description=description)

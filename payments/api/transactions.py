@@ -6,7 +6,7 @@ import datetime as dt
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -23,7 +23,7 @@ from payments.api.money_shapes import (
 )
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
-from payments.api.schema import operations
+from payments.api.schema import operations, path_parameter
 from payments.errors import FieldError, InvalidInput
 from payments.incoming import incoming_approve, incoming_reject
 from payments.models import Transaction
@@ -264,7 +264,7 @@ def _transaction_id(value: str):
     return ids.parse("Transaction", value)
 
 
-_ID = OpenApiParameter("transactionId", str, OpenApiParameter.PATH, description="The transaction's id")
+_ID = path_parameter("transactionId", "The transaction's id")
 _operation = operations(TAGS, parameters=[_ID])
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,6 +15,7 @@ from payments.account_info import PAYMENT_RAILS
 from payments.api.idempotency import IDEMPOTENCY_KEY, idempotent
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.api.quotes import PURPOSES
+from payments.api.schema import operations
 from payments.api.transactions import TransactionOneOf, render_transaction
 from payments.errors import BadRequest
 from payments.pricing import MAX_AMOUNT
@@ -23,6 +23,7 @@ from payments.quotes import QuoteRequest, quote_create
 from payments.transfers import transfer_in_amount, transfer_out_amount
 
 TAGS = ["Same-Currency Transfers"]
+_operation = operations(TAGS)
 
 
 class AccountReferenceSerializer(ApiSerializer):
@@ -95,12 +96,11 @@ def _transfer(request: Request, body: dict[str, Any], *, source_kind: str, desti
 class TransferInApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @extend_schema(
-        operation_id="createTransferIn",
+    @_operation(
+        "createTransferIn",
         parameters=[IDEMPOTENCY_KEY],
         request=TransferInSerializer,
         responses={201: TransactionOneOf},
-        tags=TAGS,
         deprecated=True,
         description="Pull from a customer's external account (ACH or SEPA debit) into an internal account of "
         "the same currency. Deprecated: use POST /quotes with immediatelyExecute.",
@@ -114,12 +114,11 @@ class TransferInApi(APIView):
 class TransferOutApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @extend_schema(
-        operation_id="createTransferOut",
+    @_operation(
+        "createTransferOut",
         parameters=[IDEMPOTENCY_KEY],
         request=TransferOutSerializer,
         responses={201: TransactionOneOf},
-        tags=TAGS,
         deprecated=True,
         description="Pay from an internal account to an external account of the same currency; without "
         "`amount`, the source account's whole available balance. Deprecated: use POST /quotes with "

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,10 +12,12 @@ from payments.api.fields import PublicIdField, UtcDateTimeField
 from payments.api.kyc_shapes import page_of
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
+from payments.api.schema import operations
 from payments.models import Document, Verification
 from payments.verifications import verification_get, verification_list, verification_submit
 
 TAGS = ["KYC/KYB Verifications"]
+_operation = operations(TAGS)
 
 
 class VerificationRequestSerializer(ApiSerializer):
@@ -56,11 +57,8 @@ class VerificationListQuerySerializer(serializers.Serializer):
 
 
 class VerificationListCreateApi(APIView):
-    @extend_schema(
-        operation_id="createVerification",
-        request=VerificationRequestSerializer,
-        responses={200: VerificationSerializer},
-        tags=TAGS,
+    @_operation(
+        "createVerification", request=VerificationRequestSerializer, responses={200: VerificationSerializer}
     )
     def post(self, request: Request) -> Response:
         data = parse_body(VerificationRequestSerializer, request.data)
@@ -69,11 +67,10 @@ class VerificationListCreateApi(APIView):
         )
         return Response(VerificationSerializer(verification).data)
 
-    @extend_schema(
-        operation_id="listVerifications",
+    @_operation(
+        "listVerifications",
         parameters=[VerificationListQuerySerializer, *PAGE_PARAMETERS],
         responses=VerificationListResponseSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request) -> Response:
         query = parse_query(
@@ -94,11 +91,7 @@ class VerificationListCreateApi(APIView):
 
 
 class VerificationDetailApi(APIView):
-    @extend_schema(
-        operation_id="getVerification",
-        responses=VerificationSerializer,
-        tags=TAGS,
-    )
+    @_operation("getVerification", responses=VerificationSerializer)
     def get(self, request: Request, verificationId: str) -> Response:
         verification = verification_get(
             platform=request.auth.platform, verification_id=ids.parse("Verification", verificationId)
