@@ -22,7 +22,7 @@ from payments.api.kyc_shapes import (
     without_nulls,
 )
 from payments.api.pagination import PAGE_PARAMETERS, paginate
-from payments.api.parsing import ApiSerializer, parse_body
+from payments.api.parsing import ApiSerializer, IsoDateField, parse_body
 from payments.api.schema import operations
 from payments.beneficial_owners import (
     beneficial_owner_create,
@@ -41,7 +41,7 @@ class BeneficialOwnerPersonalInfoUpdateSerializer(CrossCheckedSerializer):
     firstName = serializers.CharField(min_length=1, max_length=100, required=False)
     middleName = serializers.CharField(max_length=100, required=False)
     lastName = serializers.CharField(min_length=1, max_length=100, required=False)
-    birthDate = serializers.DateField(required=False)
+    birthDate = IsoDateField(required=False)
     nationality = country_field(required=False)
     email = serializers.EmailField(max_length=254, required=False)
     phoneNumber = phone_field(required=False)
@@ -53,17 +53,11 @@ class BeneficialOwnerPersonalInfoUpdateSerializer(CrossCheckedSerializer):
     def cross_field_errors(self, data: Mapping[str, Any]) -> dict[str, str]:
         return identification_errors(data)
 
-    def to_internal_value(self, data: Any) -> dict[str, Any]:
-        value = dict(super().to_internal_value(data))
-        if "birthDate" in value:
-            value["birthDate"] = value["birthDate"].isoformat()  # kept in the wire shape (JSON)
-        return value
-
 
 class BeneficialOwnerPersonalInfoSerializer(BeneficialOwnerPersonalInfoUpdateSerializer):
     firstName = serializers.CharField(min_length=1, max_length=100)
     lastName = serializers.CharField(min_length=1, max_length=100)
-    birthDate = serializers.DateField()
+    birthDate = IsoDateField()
     nationality = country_field()
     address = AddressSerializer()
     idType = serializers.ChoiceField(choices=ID_TYPES)

@@ -24,7 +24,7 @@ from payments.api.kyc_shapes import (
     without_nulls,
 )
 from payments.api.pagination import PAGE_PARAMETERS, paginate
-from payments.api.parsing import ApiSerializer, parse_body, parse_query, request_json
+from payments.api.parsing import ApiSerializer, IsoDateField, parse_body, parse_query, request_json
 from payments.api.schema import operations
 from payments.customers import (
     PendingContactChange,
@@ -285,7 +285,7 @@ class BusinessInfoUpdateSerializer(CrossCheckedSerializer):
     doingBusinessAs = serializers.CharField(max_length=255, required=False)
     country = country_field(required=False)
     registrationNumber = serializers.CharField(min_length=1, max_length=64, required=False)
-    incorporatedOn = serializers.DateField(required=False)
+    incorporatedOn = IsoDateField(required=False)
     entityType = serializers.ChoiceField(choices=ENTITY_TYPES, required=False)
     taxId = serializers.CharField(min_length=1, max_length=64, required=False)
     countriesOfOperation = serializers.ListField(child=country_field(), required=False)
@@ -318,17 +318,11 @@ class BusinessInfoUpdateSerializer(CrossCheckedSerializer):
             },
         )
 
-    def to_internal_value(self, data: Any) -> dict[str, Any]:
-        value = dict(super().to_internal_value(data))
-        if "incorporatedOn" in value:
-            value["incorporatedOn"] = value["incorporatedOn"].isoformat()  # kept in the wire shape (JSON)
-        return value
-
 
 class BusinessInfoSerializer(BusinessInfoUpdateSerializer):
     legalName = serializers.CharField(min_length=1, max_length=255)
     country = country_field()
-    incorporatedOn = serializers.DateField()
+    incorporatedOn = IsoDateField()
     taxId = serializers.CharField(min_length=1, max_length=64)
 
 

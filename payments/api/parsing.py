@@ -69,6 +69,13 @@ class ApiSerializer(serializers.Serializer):
         return value
 
 
+class IsoDateField(serializers.DateField):
+    """A date kept as its ISO text, for parts of a body stored in their wire shape (JSON)."""
+
+    def to_internal_value(self, value: Any) -> str:
+        return super().to_internal_value(value).isoformat()
+
+
 def parse_body(serializer_class: type[serializers.Serializer], data: Any, *, partial: bool = False, **kwargs):
     serializer = serializer_class(data=data, partial=partial, **kwargs)
     if not serializer.is_valid():

@@ -23,7 +23,6 @@ from payments.quotes import QuoteRequest, quote_create
 from payments.transfers import transfer_in_amount, transfer_out_amount
 
 TAGS = ["Same-Currency Transfers"]
-_operation = operations(TAGS)
 
 
 class AccountReferenceSerializer(ApiSerializer):
@@ -93,15 +92,17 @@ def _transfer(request: Request, body: dict[str, Any], *, source_kind: str, desti
     return Response(render_transaction(quote.transaction), status=201)
 
 
+_deprecated_transfer = operations(
+    TAGS, parameters=[IDEMPOTENCY_KEY], responses={201: TransactionOneOf}, deprecated=True
+)
+
+
 class TransferInApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @_operation(
+    @_deprecated_transfer(
         "createTransferIn",
-        parameters=[IDEMPOTENCY_KEY],
         request=TransferInSerializer,
-        responses={201: TransactionOneOf},
-        deprecated=True,
         description="Pull from a customer's external account (ACH or SEPA debit) into an internal account of "
         "the same currency. Deprecated: use POST /quotes with immediatelyExecute.",
     )
@@ -114,12 +115,9 @@ class TransferInApi(APIView):
 class TransferOutApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @_operation(
+    @_deprecated_transfer(
         "createTransferOut",
-        parameters=[IDEMPOTENCY_KEY],
         request=TransferOutSerializer,
-        responses={201: TransactionOneOf},
-        deprecated=True,
         description="Pay from an internal account to an external account of the same currency; without "
         "`amount`, the source account's whole available balance. Deprecated: use POST /quotes with "
         "immediatelyExecute.",
