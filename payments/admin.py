@@ -11,6 +11,7 @@ from payments import (
     money_admin,  # noqa: F401
     sca_admin,  # noqa: F401
 )
+from payments.admin_base import ReadOnlyInline, ViewAndDeleteAdmin
 from payments.models import (
     ApiToken,
     BulkUploadJob,
@@ -67,7 +68,7 @@ class WebhookAttemptInline(admin.TabularInline):
 
 
 @admin.register(WebhookEvent)
-class WebhookEventAdmin(admin.ModelAdmin):
+class WebhookEventAdmin(ViewAndDeleteAdmin):
     """The delivery log: events are read-only here (a save could overwrite a worker's outcome); the
     redeliver action sends them again with the same id."""
 
@@ -91,12 +92,6 @@ class WebhookEventAdmin(admin.ModelAdmin):
     inlines = [WebhookAttemptInline]
     actions = ["redeliver"]
 
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
     def has_redeliver_permission(self, request) -> bool:
         return request.user.has_perm("payments.change_webhookevent")
 
@@ -110,17 +105,6 @@ class WebhookEventAdmin(admin.ModelAdmin):
         self.message_user(request, f"{count} webhook event(s) queued for redelivery.", messages.SUCCESS)
 
 
-class ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-
 class ExternalAccountStatusChangeInline(ReadOnlyInline):
     model = ExternalAccountStatusChange
     fields = ("created_at", "from_status", "to_status", "reason")
@@ -128,7 +112,7 @@ class ExternalAccountStatusChangeInline(ReadOnlyInline):
 
 
 @admin.register(ExternalAccount)
-class ExternalAccountAdmin(admin.ModelAdmin):
+class ExternalAccountAdmin(ViewAndDeleteAdmin):
     """Read-only: accounts are created through the API and change status only through
     `payments.external_accounts.external_account_status_transition`."""
 
@@ -172,12 +156,6 @@ class ExternalAccountAdmin(admin.ModelAdmin):
     readonly_fields = fields
     inlines = [ExternalAccountStatusChangeInline]
 
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
     @admin.display(description="account info")
     def account_info_pretty(self, obj: ExternalAccount) -> str:
         return format_html("<pre>{}</pre>", json.dumps(obj.account_info, indent=2, ensure_ascii=False))
@@ -196,7 +174,7 @@ class FailedBulkUploadRowInline(ReadOnlyInline):
 
 
 @admin.register(BulkUploadJob)
-class BulkUploadJobAdmin(admin.ModelAdmin):
+class BulkUploadJobAdmin(ViewAndDeleteAdmin):
     list_display = (
         "public_id",
         "platform",
@@ -228,9 +206,3 @@ class BulkUploadJobAdmin(admin.ModelAdmin):
     )
     readonly_fields = fields
     inlines = [FailedBulkUploadRowInline]
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False

@@ -25,10 +25,12 @@ from django.utils.translation import ngettext
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.csp import csp_override
 
+from payments import admin_base
 from payments.customers import customer_status_transition
 from payments.documents import document_open
 from payments.errors import ServiceError
 from payments.models import BeneficialOwner, Customer, CustomerStatusChange, Document, Verification
+from payments.money_admin import ReadOnlyAdmin
 
 REVIEW_PERMISSION = "payments.review_customer"
 # A document is shown inside the customer's page (an iframe for PDFs), so this page may frame it.
@@ -104,16 +106,8 @@ def _readable(value) -> str:
     return str(value)
 
 
-class ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
+class ReadOnlyInline(admin_base.ReadOnlyInline):
     show_change_link = False
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
 
     def has_view_permission(self, request, obj=None) -> bool:
         return request.user.has_perm("payments.view_customer")  # part of the customer's file
@@ -203,7 +197,9 @@ class StatusHistoryInline(ReadOnlyInline):
     readonly_fields = fields
 
 
-class CustomerReviewAdmin(admin.ModelAdmin):
+class CustomerReviewAdmin(ReadOnlyAdmin):
+    """Reviewing is a decision, not an edit: the data comes from the platform through the API."""
+
     list_display = (
         "display_name",
         "customer_type",
@@ -302,16 +298,6 @@ class CustomerReviewAdmin(admin.ModelAdmin):
             f"{customer.terms_version} accepted {customer.terms_accepted_at:%Y-%m-%d %H:%M} UTC "
             f"from {customer.terms_ip_address} ({customer.terms_acceptance_method})"
         )
-
-    # Reviewing is a decision, not an edit: the data comes from the platform through the API.
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
     def has_review_permission(self, request: HttpRequest) -> bool:
         return request.user.is_active and request.user.is_staff and request.user.has_perm(REVIEW_PERMISSION)

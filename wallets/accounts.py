@@ -1,12 +1,16 @@
-"""The wallet accounts that credentials, sessions, exports and privacy belong to."""
+"""The wallet accounts that credentials, sessions, exports and privacy belong to, and the two legs of
+an operation on one of them that any active session of the wallet may sign."""
 
 from __future__ import annotations
 
+from typing import Any
 from uuid import UUID
 
 from payments import ids
 from payments.errors import ResourceNotFound
 from payments.models import InternalAccount, Platform
+from wallets import signed_retry
+from wallets.signed_retry import Attempt, Challenge, Outcome, Processing, Signer
 
 
 def wallet_account_get(
@@ -30,3 +34,32 @@ def wallet_account_get(
 def account_target(account_id: str) -> str:
     """The canonical `InternalAccount:<uuid>` a signed retry's challenge was issued for (404 if none)."""
     return ids.render(InternalAccount.ID_KIND, ids.parse(InternalAccount.ID_KIND, account_id))
+
+
+def account_operation(
+    *,
+    platform: Platform,
+    account_id: str,
+    attempt: Attempt,
+    kind: str,
+    parameters: dict[str, Any] | None = None,
+    params: dict[str, Any] | None = None,
+) -> Challenge | Outcome | Processing:
+    """The first leg looks the wallet's account up and issues the challenge (`parameters` shown to the
+    signer, `params` kept for the perform step); the retry needs no account lookup, as the challenge
+    names it (target), scoped to the platform, and does what the challenge recorded."""
+    if attempt.first_leg:
+        account = wallet_account_get(platform=platform, account_id=account_id)
+        return signed_retry.challenge_issue(
+            platform=platform,
+            account=account,
+            kind=kind,
+            target=account.public_id,
+            body=attempt.body,
+            signer_rule=Signer.ANY_SESSION,
+            parameters=parameters,
+            params=params,
+        )
+    return signed_retry.retry_complete(
+        platform=platform, kind=kind, target=account_target(account_id), attempt=attempt
+    )

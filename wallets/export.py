@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from payments import secret_box
 from payments.models import InternalAccount, Platform
-from wallets import service_keys, signed_retry
-from wallets.accounts import account_target, wallet_account_get
+from wallets import service_keys
+from wallets.accounts import account_operation
 from wallets.crypto import export_bundle_seal
 from wallets.mnemonic import mnemonic_generate
 from wallets.models import SignedRequest, Wallet
-from wallets.signed_retry import Attempt, Challenge, Outcome, Processing, Signer
+from wallets.signed_retry import Attempt, Challenge, Outcome, Processing
 
 _MNEMONIC_PURPOSE = "wallets.mnemonic"
 
@@ -36,24 +36,13 @@ def wallet_export(
     *, platform: Platform, account_id: str, client_public_key: str | None, attempt: Attempt
 ) -> Challenge | Outcome | Processing:
     """`client_public_key` is the first leg's; None on the retry."""
-    if attempt.first_leg:
-        account = wallet_account_get(platform=platform, account_id=account_id)
-        return signed_retry.challenge_issue(
-            platform=platform,
-            account=account,
-            kind=SignedRequest.Kind.WALLET_EXPORT,
-            target=account.public_id,
-            body=attempt.body,
-            signer_rule=Signer.ANY_SESSION,
-            parameters={"targetPublicKey": client_public_key},
-            params={"clientPublicKey": client_public_key},
-        )
-    # The retry needs no account lookup: the challenge names it (target), scoped to the platform.
-    return signed_retry.retry_complete(
+    return account_operation(
         platform=platform,
-        kind=SignedRequest.Kind.WALLET_EXPORT,
-        target=account_target(account_id),
+        account_id=account_id,
         attempt=attempt,
+        kind=SignedRequest.Kind.WALLET_EXPORT,
+        parameters={"targetPublicKey": client_public_key},
+        params={"clientPublicKey": client_public_key},
     )
 
 

@@ -6,10 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from payments.models import InternalAccount, Platform
-from wallets import signed_retry
-from wallets.accounts import account_target, wallet_account_get
+from wallets.accounts import account_operation
 from wallets.models import SignedRequest
-from wallets.signed_retry import Attempt, Challenge, Outcome, Processing, Signer
+from wallets.signed_retry import Attempt, Challenge, Outcome, Processing
 from wallets.wire import internal_account
 
 
@@ -18,24 +17,14 @@ def wallet_update(
 ) -> Challenge | Outcome | Processing:
     """`changes` are the first leg's parsed wire fields (`privateEnabled`); None on the retry,
     which does what its challenge recorded."""
-    if attempt.first_leg:
-        account = wallet_account_get(platform=platform, account_id=account_id)
-        return signed_retry.challenge_issue(
-            platform=platform,
-            account=account,
-            kind=SignedRequest.Kind.WALLET_UPDATE,
-            target=account.public_id,
-            body=attempt.body,
-            signer_rule=Signer.ANY_SESSION,
-            parameters=dict(changes),
-            params={"changes": dict(changes)},
-        )
-    # The retry needs no account lookup: the challenge names it (target), scoped to the platform.
-    return signed_retry.retry_complete(
+    changes = dict(changes) if changes is not None else None
+    return account_operation(
         platform=platform,
-        kind=SignedRequest.Kind.WALLET_UPDATE,
-        target=account_target(account_id),
+        account_id=account_id,
         attempt=attempt,
+        kind=SignedRequest.Kind.WALLET_UPDATE,
+        parameters=changes,
+        params={"changes": changes},
     )
 
 

@@ -89,6 +89,10 @@ def _session_lookup(*, platform: Platform, session_id: str) -> AuthSession:
     return session
 
 
+def _session_locked(pk: UUID | str) -> AuthSession:
+    return AuthSession.objects.select_for_update().select_related("credential").get(pk=pk)
+
+
 def _active(session: AuthSession) -> bool:
     return session.is_active() and session.credential.revoked_at is None
 
@@ -115,19 +119,12 @@ def session_revoke(
             credential_type=session.credential.type,
         )
     return signed_retry.retry_complete(
-        platform=platform,
-        kind=Kind.SESSION_REVOKE,
-        target=session.public_id,
-        attempt=attempt,
+        platform=platform, kind=Kind.SESSION_REVOKE, target=session.public_id, attempt=attempt
     )
 
 
 def session_revoke_perform(request: SignedRequest) -> Outcome:
-    session = (
-        AuthSession.objects.select_for_update()
-        .select_related("credential")
-        .get(pk=ids.parse(AuthSession.ID_KIND, request.target))
-    )
+    session = _session_locked(ids.parse(AuthSession.ID_KIND, request.target))
     if not _active(session):
         raise ResourceNotFound("Session")
     session.revoked_at = clock.now()
@@ -161,19 +158,12 @@ def session_refresh(
             params={"sessionId": str(session.pk), "clientPublicKey": client_public_key},
         )
     return signed_retry.retry_complete(
-        platform=platform,
-        kind=Kind.SESSION_REFRESH,
-        target=session.public_id,
-        attempt=attempt,
+        platform=platform, kind=Kind.SESSION_REFRESH, target=session.public_id, attempt=attempt
     )
 
 
 def session_refresh_perform(request: SignedRequest) -> Outcome:
-    session = (
-        AuthSession.objects.select_for_update()
-        .select_related("credential")
-        .get(pk=request.params["sessionId"])
-    )
+    session = _session_locked(request.params["sessionId"])
     if not _active(session):
         raise WalletUnauthorized("The session is no longer active; verify the credential again")
     new_session, encrypted_key = session_open(

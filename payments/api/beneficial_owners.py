@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import parse_body
+from payments.api.schema import operations
 from payments.beneficial_owners import (
     beneficial_owner_create,
     beneficial_owner_get,
@@ -23,6 +24,7 @@ from payments.wire.beneficial_owners import (
 from payments.wire.pages import page_of
 
 TAGS = ["KYC/KYB Verifications"]
+_operation = operations(TAGS)
 
 
 BeneficialOwnerListResponseSerializer = page_of(BeneficialOwnerSerializer, "BeneficialOwnerListResponse")
@@ -36,11 +38,10 @@ def _customer_id(value: object, field: str = "customerId"):
 
 
 class BeneficialOwnerListCreateApi(APIView):
-    @extend_schema(
-        operation_id="createBeneficialOwner",
+    @_operation(
+        "createBeneficialOwner",
         request=BeneficialOwnerCreateSerializer,
         responses={201: BeneficialOwnerSerializer},
-        tags=TAGS,
     )
     def post(self, request: Request) -> Response:
         data = parse_body(BeneficialOwnerCreateSerializer, request.data)
@@ -49,14 +50,13 @@ class BeneficialOwnerListCreateApi(APIView):
         )
         return Response(BeneficialOwnerSerializer(owner).data, status=201)
 
-    @extend_schema(
-        operation_id="listBeneficialOwners",
+    @_operation(
+        "listBeneficialOwners",
         parameters=[
             OpenApiParameter("customerId", str, required=True, description="The business customer ID"),
             *PAGE_PARAMETERS,
         ],
         responses=BeneficialOwnerListResponseSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request) -> Response:
         owners = beneficial_owner_list(
@@ -66,18 +66,15 @@ class BeneficialOwnerListCreateApi(APIView):
 
 
 class BeneficialOwnerDetailApi(APIView):
-    @extend_schema(operation_id="getBeneficialOwner", responses=BeneficialOwnerSerializer, tags=TAGS)
+    @_operation("getBeneficialOwner", responses=BeneficialOwnerSerializer)
     def get(self, request: Request, beneficialOwnerId: str) -> Response:
         owner = beneficial_owner_get(
             platform=request.auth.platform, owner_id=ids.parse("BeneficialOwner", beneficialOwnerId)
         )
         return Response(BeneficialOwnerSerializer(owner).data)
 
-    @extend_schema(
-        operation_id="updateBeneficialOwner",
-        request=BeneficialOwnerUpdateSerializer,
-        responses=BeneficialOwnerSerializer,
-        tags=TAGS,
+    @_operation(
+        "updateBeneficialOwner", request=BeneficialOwnerUpdateSerializer, responses=BeneficialOwnerSerializer
     )
     def patch(self, request: Request, beneficialOwnerId: str) -> Response:
         owner_id = ids.parse("BeneficialOwner", beneficialOwnerId)

@@ -6,7 +6,6 @@ job shows PENDING until a worker picks it up.
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
@@ -15,6 +14,7 @@ from rest_framework.views import APIView
 
 from payments import ids
 from payments.api.parsing import parse_body
+from payments.api.schema import operations, path_parameter
 from payments.bulk_uploads import (
     KNOWN_COLUMNS,
     MAX_CSV_BYTES,
@@ -30,6 +30,7 @@ from payments.models import BulkUploadJob
 from payments.wire.bulk_uploads import BulkCustomerImportJobSerializer, render_bulk_upload_job
 
 TAGS = ["Customers"]
+_operation = operations(TAGS)
 
 
 class BulkCsvUploadSerializer(serializers.Serializer):
@@ -52,11 +53,10 @@ class BulkCustomerImportJobAcceptedSerializer(serializers.Serializer):
 class BulkCustomerCsvUploadApi(APIView):
     parser_classes = [MultiPartParser]
 
-    @extend_schema(
-        operation_id="uploadCustomersCsv",
+    @_operation(
+        "uploadCustomersCsv",
         request={"multipart/form-data": BulkCsvUploadSerializer},
         responses={202: BulkCustomerImportJobAcceptedSerializer},
-        tags=TAGS,
     )
     def post(self, request: Request) -> Response:
         data = parse_body(BulkCsvUploadSerializer, request.data)
@@ -65,15 +65,10 @@ class BulkCustomerCsvUploadApi(APIView):
 
 
 class BulkCustomerImportJobApi(APIView):
-    @extend_schema(
-        operation_id="getBulkCustomerImportJob",
-        parameters=[
-            OpenApiParameter(
-                "jobId", str, OpenApiParameter.PATH, description="ID of the bulk import job to retrieve"
-            )
-        ],
+    @_operation(
+        "getBulkCustomerImportJob",
+        parameters=[path_parameter("jobId", "ID of the bulk import job to retrieve")],
         responses=BulkCustomerImportJobSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request, jobId: str) -> Response:
         job_id = ids.parse_or_none(BulkUploadJob.ID_KIND, jobId)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,6 +12,7 @@ from payments import ids
 from payments.accounts import platform_currency_codes
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import parse_query, request_json
+from payments.api.schema import operations
 from payments.customers import (
     PendingContactChange,
     customer_create,
@@ -38,6 +39,7 @@ from payments.wire.pages import page_of
 from payments.wire.signed_requests import SignedRequestChallengeSerializer
 
 TAGS = ["Customers"]
+_operation = operations(TAGS)
 
 
 def _customer_one_of(**kwargs: Any) -> PolymorphicProxySerializer:
@@ -96,12 +98,7 @@ _CUSTOMER_QUERY_NAMES = set(CustomerListQuerySerializer().fields)
 
 
 class CustomerListCreateApi(APIView):
-    @extend_schema(
-        operation_id="createCustomer",
-        request=CUSTOMER_CREATE_ONE_OF,
-        responses={201: CUSTOMER_ONE_OF},
-        tags=TAGS,
-    )
+    @_operation("createCustomer", request=CUSTOMER_CREATE_ONE_OF, responses={201: CUSTOMER_ONE_OF})
     def post(self, request: Request) -> Response:
         platform = request.auth.platform
         data = parse_customer_body(
@@ -110,14 +107,13 @@ class CustomerListCreateApi(APIView):
         customer = customer_create(platform=platform, data=data)
         return Response(render_customer(customer), status=201)
 
-    @extend_schema(
-        operation_id="listCustomers",
+    @_operation(
+        "listCustomers",
         parameters=[
             CustomerListQuerySerializer,
             *PAGE_PARAMETERS,
         ],
         responses=CustomerListResponseSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request) -> Response:
         query = parse_query(
@@ -131,13 +127,13 @@ class CustomerListCreateApi(APIView):
 
 
 class CustomerDetailApi(APIView):
-    @extend_schema(operation_id="getCustomerById", responses=CUSTOMER_ONE_OF, tags=TAGS)
+    @_operation("getCustomerById", responses=CUSTOMER_ONE_OF)
     def get(self, request: Request, customerId: str) -> Response:
         customer = customer_get(platform=request.auth.platform, customer_id=ids.parse("Customer", customerId))
         return Response(render_customer(customer))
 
-    @extend_schema(
-        operation_id="updateCustomerById",
+    @_operation(
+        "updateCustomerById",
         request=CUSTOMER_UPDATE_ONE_OF,
         parameters=[
             OpenApiParameter("Service-Wallet-Signature", str, OpenApiParameter.HEADER),
@@ -147,7 +143,6 @@ class CustomerDetailApi(APIView):
             200: CUSTOMER_ONE_OF,
             202: OpenApiResponse(SignedRequestChallengeSerializer, description="Wallet signature needed"),
         },
-        tags=TAGS,
     )
     def patch(self, request: Request, customerId: str) -> Response:
         customer_id = ids.parse("Customer", customerId)
@@ -168,7 +163,7 @@ class CustomerDetailApi(APIView):
             return Response(dict(result.body), status=202)
         return Response(render_customer(result))
 
-    @extend_schema(operation_id="deleteCustomerById", responses={200: CUSTOMER_ONE_OF}, tags=TAGS)
+    @_operation("deleteCustomerById", responses={200: CUSTOMER_ONE_OF})
     def delete(self, request: Request, customerId: str) -> Response:
         customer = customer_delete(
             platform=request.auth.platform, customer_id=ids.parse("Customer", customerId)
@@ -177,7 +172,7 @@ class CustomerDetailApi(APIView):
 
 
 class EndUserTermsApi(APIView):
-    @extend_schema(operation_id="getEndUserTerms", responses=EndUserTermsSerializer, tags=TAGS)
+    @_operation("getEndUserTerms", responses=EndUserTermsSerializer)
     def get(self, request: Request) -> Response:
         terms = end_user_terms_current()
         return Response({"version": terms.version, "url": request.build_absolute_uri(terms.path)})

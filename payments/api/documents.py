@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import parse_body
+from payments.api.schema import operations
 from payments.documents import (
     document_delete,
     document_get,
@@ -20,6 +21,7 @@ from payments.wire.documents import DocumentReplaceSerializer, DocumentSerialize
 from payments.wire.pages import page_of
 
 TAGS = ["Documents"]
+_operation = operations(TAGS)
 
 
 DocumentListResponseSerializer = page_of(DocumentSerializer, "DocumentListResponse")
@@ -28,11 +30,10 @@ DocumentListResponseSerializer = page_of(DocumentSerializer, "DocumentListRespon
 class DocumentListUploadApi(APIView):
     parser_classes = [MultiPartParser]
 
-    @extend_schema(
-        operation_id="uploadDocument",
+    @_operation(
+        "uploadDocument",
         request={"multipart/form-data": DocumentUploadSerializer},
         responses={201: DocumentSerializer},
-        tags=TAGS,
     )
     def post(self, request: Request) -> Response:
         data = parse_body(DocumentUploadSerializer, request.data)
@@ -41,8 +42,8 @@ class DocumentListUploadApi(APIView):
         )
         return Response(DocumentSerializer(document).data, status=201)
 
-    @extend_schema(
-        operation_id="listDocuments",
+    @_operation(
+        "listDocuments",
         parameters=[
             OpenApiParameter(
                 "documentHolder",
@@ -52,7 +53,6 @@ class DocumentListUploadApi(APIView):
             *PAGE_PARAMETERS,
         ],
         responses=DocumentListResponseSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request) -> Response:
         documents = document_list(
@@ -64,16 +64,15 @@ class DocumentListUploadApi(APIView):
 class DocumentDetailApi(APIView):
     parser_classes = [MultiPartParser]
 
-    @extend_schema(operation_id="getDocument", responses=DocumentSerializer, tags=TAGS)
+    @_operation("getDocument", responses=DocumentSerializer)
     def get(self, request: Request, documentId: str) -> Response:
         document = document_get(platform=request.auth.platform, document_id=ids.parse("Document", documentId))
         return Response(DocumentSerializer(document).data)
 
-    @extend_schema(
-        operation_id="replaceDocument",
+    @_operation(
+        "replaceDocument",
         request={"multipart/form-data": DocumentReplaceSerializer},
         responses=DocumentSerializer,
-        tags=TAGS,
     )
     def put(self, request: Request, documentId: str) -> Response:
         document_id = ids.parse("Document", documentId)
@@ -83,7 +82,7 @@ class DocumentDetailApi(APIView):
         )
         return Response(DocumentSerializer(document).data)
 
-    @extend_schema(operation_id="deleteDocument", responses={204: None}, tags=TAGS)
+    @_operation("deleteDocument", responses={204: None})
     def delete(self, request: Request, documentId: str) -> Response:
         document_delete(platform=request.auth.platform, document_id=ids.parse("Document", documentId))
         return Response(status=204)

@@ -10,7 +10,7 @@ import hashlib
 import json
 
 from django.core.cache import cache
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,12 +18,14 @@ from rest_framework.views import APIView
 
 from payments import rates
 from payments.api.parsing import parse_query
+from payments.api.schema import operations
 from payments.errors import FieldError, InvalidInput
 from payments.exchange_rates import DEFAULT_SENDING_AMOUNT, EXCHANGE_RATE_CACHE_SECONDS, exchange_rates
 from payments.pricing import MAX_AMOUNT
 from payments.wire.money import CurrencySerializer
 
 TAGS = ["Exchange Rates"]
+_operation = operations(TAGS)
 
 
 class ExchangeRateQuerySerializer(serializers.Serializer):
@@ -54,8 +56,8 @@ class ExchangeRateListSerializer(serializers.Serializer):
 
 
 class ExchangeRateListApi(APIView):
-    @extend_schema(
-        operation_id="getExchangeRates",
+    @_operation(
+        "getExchangeRates",
         parameters=[
             ExchangeRateQuerySerializer,
             OpenApiParameter(
@@ -66,7 +68,6 @@ class ExchangeRateListApi(APIView):
             ),
         ],
         responses=ExchangeRateListSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request) -> Response:
         names = set(ExchangeRateQuerySerializer().fields)

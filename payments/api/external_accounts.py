@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema_view
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, field_errors, parse_query
+from payments.api.schema import operations, path_parameter
 from payments.errors import FieldError, InvalidInput
 from payments.external_accounts import (
     external_account_create,
@@ -129,108 +130,93 @@ def _list(
     return Response(paginate(accounts, request.query_params, render_external_account))
 
 
-_ID_PARAMETER = OpenApiParameter(
-    "externalAccountId",
-    str,
-    OpenApiParameter.PATH,
-    description="System-generated unique external account identifier",
-)
+_ID_PARAMETER = path_parameter("externalAccountId", "System-generated unique external account identifier")
 
 
 # --- views ---------------------------------------------------------------------------------------
+# The customer and platform paths run the same code; `platform_owned` tells them apart.
+
+_operation = operations(TAGS)
+_detail = operations(TAGS, parameters=[_ID_PARAMETER])
 
 
-class CustomerExternalAccountListCreateApi(APIView):
-    @extend_schema(
-        operation_id="createCustomerExternalAccount",
+class _ExternalAccountListCreateApi(APIView):
+    platform_owned = False
+    create_serializer: type[serializers.Serializer] = ExternalAccountCreateSerializer
+    query_serializer: type[serializers.Serializer] = CustomerExternalAccountQuerySerializer
+
+    def post(self, request: Request) -> Response:
+        return _create(request, self.create_serializer)
+
+    def get(self, request: Request) -> Response:
+        return _list(request, self.query_serializer, platform_owned=self.platform_owned)
+
+
+class _ExternalAccountDetailApi(APIView):
+    platform_owned = False
+
+    def get(self, request: Request, externalAccountId: str) -> Response:
+        account = external_account_get(
+            platform=request.auth.platform,
+            account_id=ids.parse("ExternalAccount", externalAccountId),
+            platform_owned=self.platform_owned,
+        )
+        return Response(render_external_account(account))
+
+    def delete(self, request: Request, externalAccountId: str) -> Response:
+        external_account_delete(
+            platform=request.auth.platform,
+            account_id=ids.parse("ExternalAccount", externalAccountId),
+            platform_owned=self.platform_owned,
+        )
+        return Response(status=204)
+
+
+@extend_schema_view(
+    post=_operation(
+        "createCustomerExternalAccount",
         request=ExternalAccountCreateSerializer,
         responses={201: ExternalAccountSerializer},
-        tags=TAGS,
-    )
-    def post(self, request: Request) -> Response:
-        return _create(request, ExternalAccountCreateSerializer)
-
-    @extend_schema(
-        operation_id="listCustomerExternalAccounts",
+    ),
+    get=_operation(
+        "listCustomerExternalAccounts",
         parameters=[CustomerExternalAccountQuerySerializer, *PAGE_PARAMETERS],
         responses=ExternalAccountListResponseSerializer,
-        tags=TAGS,
-    )
-    def get(self, request: Request) -> Response:
-        return _list(request, CustomerExternalAccountQuerySerializer, platform_owned=False)
+    ),
+)
+class CustomerExternalAccountListCreateApi(_ExternalAccountListCreateApi):
+    pass
 
 
-class CustomerExternalAccountDetailApi(APIView):
-    @extend_schema(
-        operation_id="getCustomerExternalAccountById",
-        parameters=[_ID_PARAMETER],
-        responses=ExternalAccountSerializer,
-        tags=TAGS,
-    )
-    def get(self, request: Request, externalAccountId: str) -> Response:
-        account = external_account_get(
-            platform=request.auth.platform, account_id=ids.parse("ExternalAccount", externalAccountId)
-        )
-        return Response(render_external_account(account))
-
-    @extend_schema(
-        operation_id="deleteCustomerExternalAccountById",
-        parameters=[_ID_PARAMETER],
-        responses={204: None},
-        tags=TAGS,
-    )
-    def delete(self, request: Request, externalAccountId: str) -> Response:
-        external_account_delete(
-            platform=request.auth.platform, account_id=ids.parse("ExternalAccount", externalAccountId)
-        )
-        return Response(status=204)
+@extend_schema_view(
+    get=_detail("getCustomerExternalAccountById", responses=ExternalAccountSerializer),
+    delete=_detail("deleteCustomerExternalAccountById", responses={204: None}),
+)
+class CustomerExternalAccountDetailApi(_ExternalAccountDetailApi):
+    pass
 
 
-class PlatformExternalAccountListCreateApi(APIView):
-    @extend_schema(
-        operation_id="createPlatformExternalAccount",
+@extend_schema_view(
+    post=_operation(
+        "createPlatformExternalAccount",
         request=PlatformExternalAccountCreateSerializer,
         responses={201: ExternalAccountSerializer},
-        tags=TAGS,
-    )
-    def post(self, request: Request) -> Response:
-        return _create(request, PlatformExternalAccountCreateSerializer)
-
-    @extend_schema(
-        operation_id="listPlatformExternalAccounts",
+    ),
+    get=_operation(
+        "listPlatformExternalAccounts",
         parameters=[PlatformExternalAccountQuerySerializer, *PAGE_PARAMETERS],
         responses=ExternalAccountListResponseSerializer,
-        tags=TAGS,
-    )
-    def get(self, request: Request) -> Response:
-        return _list(request, PlatformExternalAccountQuerySerializer, platform_owned=True)
+    ),
+)
+class PlatformExternalAccountListCreateApi(_ExternalAccountListCreateApi):
+    platform_owned = True
+    create_serializer = PlatformExternalAccountCreateSerializer
+    query_serializer = PlatformExternalAccountQuerySerializer
 
 
-class PlatformExternalAccountDetailApi(APIView):
-    @extend_schema(
-        operation_id="getPlatformExternalAccountById",
-        parameters=[_ID_PARAMETER],
-        responses=ExternalAccountSerializer,
-        tags=TAGS,
-    )
-    def get(self, request: Request, externalAccountId: str) -> Response:
-        account = external_account_get(
-            platform=request.auth.platform,
-            account_id=ids.parse("ExternalAccount", externalAccountId),
-            platform_owned=True,
-        )
-        return Response(render_external_account(account))
-
-    @extend_schema(
-        operation_id="deletePlatformExternalAccountById",
-        parameters=[_ID_PARAMETER],
-        responses={204: None},
-        tags=TAGS,
-    )
-    def delete(self, request: Request, externalAccountId: str) -> Response:
-        external_account_delete(
-            platform=request.auth.platform,
-            account_id=ids.parse("ExternalAccount", externalAccountId),
-            platform_owned=True,
-        )
-        return Response(status=204)
+@extend_schema_view(
+    get=_detail("getPlatformExternalAccountById", responses=ExternalAccountSerializer),
+    delete=_detail("deletePlatformExternalAccountById", responses={204: None}),
+)
+class PlatformExternalAccountDetailApi(_ExternalAccountDetailApi):
+    platform_owned = True

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,12 +11,14 @@ from payments import ids
 from payments.accounts import account_balance, customer_internal_account_list, platform_internal_account_list
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import parse_query
+from payments.api.schema import operations
 from payments.errors import FieldError, InvalidInput
 from payments.models import InternalAccount
 from payments.wire.accounts import InternalAccountSerializer, render_internal_account
 from payments.wire.pages import page_of
 
 TAGS = ["Internal Accounts"]
+_operation = operations(TAGS)
 
 
 def render_account(account: InternalAccount) -> dict[str, Any]:
@@ -45,11 +46,10 @@ def _query(serializer: type[serializers.Serializer], request: Request) -> dict[s
 
 
 class CustomerInternalAccountListApi(APIView):
-    @extend_schema(
-        operation_id="listCustomerInternalAccounts",
+    @_operation(
+        "listCustomerInternalAccounts",
         parameters=[CustomerInternalAccountQuerySerializer, *PAGE_PARAMETERS],
         responses=InternalAccountListResponseSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request) -> Response:
         query = _query(CustomerInternalAccountQuerySerializer, request)
@@ -70,11 +70,10 @@ class CustomerInternalAccountListApi(APIView):
 
 
 class PlatformInternalAccountListApi(APIView):
-    @extend_schema(
-        operation_id="listPlatformInternalAccounts",
+    @_operation(
+        "listPlatformInternalAccounts",
         parameters=[PlatformInternalAccountQuerySerializer],
         responses=PlatformInternalAccountListResponseSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request) -> Response:
         query = _query(PlatformInternalAccountQuerySerializer, request)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,6 +16,7 @@ from payments.account_info import PAYMENT_RAILS
 from payments.api.config import FixedFeeSerializer
 from payments.api.idempotency import IDEMPOTENCY_KEY, idempotent
 from payments.api.parsing import ApiSerializer, parse_body
+from payments.api.schema import operations, path_parameter
 from payments.models import Quote
 from payments.quotes import QuoteRequest, quote_create, quote_execute, quote_get
 from payments.sca import NOT_COMPLETED as SCA_NOT_COMPLETED
@@ -32,6 +33,7 @@ from payments.wire.sca import ScaChallengeSerializer, render_sca_challenge
 from payments.wire.time import utc_timestamp
 
 TAGS = ["Cross-Currency Transfers"]
+_operation = operations(TAGS)
 PURPOSES = [
     "GIFT",
     "SELF",
@@ -207,7 +209,7 @@ class QuoteSerializer(serializers.Serializer):
 
 # --- views ----------------------------------------------------------------------------------------
 
-_ID = OpenApiParameter("quoteId", str, OpenApiParameter.PATH, description="The quote's id")
+_ID = path_parameter("quoteId", "The quote's id")
 _SIGNATURE = OpenApiParameter(
     "Service-Wallet-Signature",
     str,
@@ -221,12 +223,11 @@ _SIGNATURE = OpenApiParameter(
 class QuoteCreateApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @extend_schema(
-        operation_id="createQuote",
+    @_operation(
+        "createQuote",
         parameters=[IDEMPOTENCY_KEY],
         request=QuoteCreateSerializer,
         responses={201: QuoteSerializer, 202: QuoteSerializer},
-        tags=TAGS,
     )
     @idempotent
     def post(self, request: Request) -> Response:
@@ -238,7 +239,7 @@ class QuoteCreateApi(APIView):
 
 
 class QuoteDetailApi(APIView):
-    @extend_schema(operation_id="getQuoteById", parameters=[_ID], responses=QuoteSerializer, tags=TAGS)
+    @_operation("getQuoteById", parameters=[_ID], responses=QuoteSerializer)
     def get(self, request: Request, quoteId: str) -> Response:
         quote = quote_get(platform=request.auth.platform, quote_id=ids.parse("Quote", quoteId))
         return Response(render_quote(quote))
@@ -247,12 +248,11 @@ class QuoteDetailApi(APIView):
 class QuoteExecuteApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @extend_schema(
-        operation_id="executeQuote",
+    @_operation(
+        "executeQuote",
         parameters=[_ID, IDEMPOTENCY_KEY, _SIGNATURE],
         request=ExecuteQuoteSerializer,
         responses=QuoteSerializer,
-        tags=TAGS,
     )
     @idempotent
     def post(self, request: Request, quoteId: str) -> Response:

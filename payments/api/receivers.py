@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
+from payments.api.schema import operations, path_parameter
 from payments.receivers import lookup_preferences, receiver_external_account_lookup, receiver_uma_lookup
 from payments.wire.money import CurrencySerializer
 
 TAGS = ["Cross-Currency Transfers"]
+_operation = operations(TAGS)
 _SENDER = [
     OpenApiParameter(
         "senderUmaAddress", str, description="UMA address of the sender (optional if customerId is given)"
@@ -55,53 +57,42 @@ def _sender(request: Request) -> dict:
     }
 
 
+def _found(platform, lookup, sending, **receiver: str) -> Response:
+    """The lookup's answer: what the receiver accepts, the lookup's id, then how it names the receiver."""
+    return Response(
+        {
+            "supportedCurrencies": lookup_preferences(platform, lookup, sending),
+            "lookupId": lookup.public_id,
+            **receiver,
+        }
+    )
+
+
 class ReceiverUmaLookupApi(APIView):
-    @extend_schema(
-        operation_id="lookupUma",
-        parameters=[
-            OpenApiParameter(
-                "receiverUmaAddress", str, OpenApiParameter.PATH, description="The receiver's UMA address"
-            ),
-            *_SENDER,
-        ],
+    @_operation(
+        "lookupUma",
+        parameters=[path_parameter("receiverUmaAddress", "The receiver's UMA address"), *_SENDER],
         responses=UmaLookupSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request, receiverUmaAddress: str) -> Response:
         platform = request.auth.platform
         lookup, sending = receiver_uma_lookup(
             platform=platform, address=receiverUmaAddress, **_sender(request)
         )
-        return Response(
-            {
-                "supportedCurrencies": lookup_preferences(platform, lookup, sending),
-                "lookupId": lookup.public_id,
-                "receiverUmaAddress": lookup.uma_address,
-            }
-        )
+        return _found(platform, lookup, sending, receiverUmaAddress=lookup.uma_address)
 
 
 class ReceiverExternalAccountLookupApi(APIView):
-    @extend_schema(
-        operation_id="lookupExternalAccount",
-        parameters=[
-            OpenApiParameter(
-                "accountId", str, OpenApiParameter.PATH, description="The external account's id"
-            ),
-            *_SENDER,
-        ],
+    @_operation(
+        "lookupExternalAccount",
+        parameters=[path_parameter("accountId", "The external account's id"), *_SENDER],
         responses=ExternalAccountLookupSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request, accountId: str) -> Response:
         platform = request.auth.platform
         lookup, sending = receiver_external_account_lookup(
             platform=platform, account_id=ids.parse("ExternalAccount", accountId), **_sender(request)
         )
-        return Response(
-            {
-                "supportedCurrencies": lookup_preferences(platform, lookup, sending),
-                "lookupId": lookup.public_id,
-                "accountId": ids.render("ExternalAccount", lookup.external_account_id),
-            }
+        return _found(
+            platform, lookup, sending, accountId=ids.render("ExternalAccount", lookup.external_account_id)
         )

@@ -3,7 +3,6 @@ payment. All answer 403 FORBIDDEN in production mode."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,6 +11,7 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.api.internal_accounts import render_account
 from payments.api.parsing import ApiSerializer, parse_body
+from payments.api.schema import operations, path_parameter
 from payments.api.transactions import TransactionOneOf
 from payments.incoming import incoming_uma_receive
 from payments.pricing import MAX_AMOUNT
@@ -20,6 +20,7 @@ from payments.wire.accounts import InternalAccountSerializer
 from payments.wire.transactions import IncomingTransactionSerializer, render_transaction
 
 TAGS = ["Sandbox"]
+_operation = operations(TAGS)
 
 
 class FundSerializer(ApiSerializer):
@@ -43,14 +44,11 @@ class UmaReceiveSerializer(ApiSerializer):
 class SandboxFundApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @extend_schema(
-        operation_id="sandboxFundInternalAccount",
-        parameters=[
-            OpenApiParameter("accountId", str, OpenApiParameter.PATH, description="The internal account")
-        ],
+    @_operation(
+        "sandboxFundInternalAccount",
+        parameters=[path_parameter("accountId", "The internal account")],
         request=FundSerializer,
         responses=InternalAccountSerializer,
-        tags=TAGS,
     )
     def post(self, request: Request, accountId: str) -> Response:
         sandbox_only()
@@ -66,7 +64,7 @@ class SandboxFundApi(APIView):
 class SandboxSendApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @extend_schema(operation_id="sandboxSend", request=SendSerializer, responses=TransactionOneOf, tags=TAGS)
+    @_operation("sandboxSend", request=SendSerializer, responses=TransactionOneOf)
     def post(self, request: Request) -> Response:
         sandbox_only()
         body = parse_body(SendSerializer, request.data)
@@ -82,12 +80,7 @@ class SandboxSendApi(APIView):
 class SandboxUmaReceiveApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @extend_schema(
-        operation_id="sandboxReceive",
-        request=UmaReceiveSerializer,
-        responses=IncomingTransactionSerializer,
-        tags=TAGS,
-    )
+    @_operation("sandboxReceive", request=UmaReceiveSerializer, responses=IncomingTransactionSerializer)
     def post(self, request: Request) -> Response:
         sandbox_only()
         body = parse_body(UmaReceiveSerializer, request.data)

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any, NoReturn
 from uuid import UUID
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.api.quotes import QuoteSerializer, render_quote
+from payments.api.schema import operations, path_parameter
 from payments.errors import FieldError, InvalidInput
 from payments.sca import (
     ScaProof,
@@ -40,8 +41,9 @@ TAGS = ["Strong Customer Authentication"]
 _CUSTOMER = OpenApiParameter(
     "customerId", str, OpenApiParameter.QUERY, required=True, description="The customer (Customer:<uuid>)"
 )
-_QUOTE = OpenApiParameter("quoteId", str, OpenApiParameter.PATH, description="The quote's id")
+_QUOTE = path_parameter("quoteId", "The quote's id")
 _NO_CONTENT = OpenApiResponse(description="Done; no content")
+_operation = operations(TAGS, parameters=[_CUSTOMER])
 
 
 def _customer_id(request: Request) -> UUID:
@@ -51,6 +53,11 @@ def _customer_id(request: Request) -> UUID:
             errors=[FieldError("customerId", "is required (query parameter)", {"required": True})]
         )
     return ids.parse("Customer", value)
+
+
+def _customer_and_body(request: Request, serializer: type[ApiSerializer]) -> tuple[UUID, dict[str, Any]]:
+    """The customerId query parameter, then the parsed body (a missing customer is reported first)."""
+    return _customer_id(request), parse_body(serializer, request.data)
 
 
 # --- shapes -----------------------------------------------------------------------------------------
@@ -194,9 +201,7 @@ def _proof(body: Mapping[str, Any]) -> ScaProof:
 class ScaFactorListEnrollApi(APIView):
     required_permissions = {"POST": "MANAGE"}
 
-    @extend_schema(
-        operation_id="listScaFactors", parameters=[_CUSTOMER], responses=ScaFactorListSerializer, tags=TAGS
-    )
+    @_operation("listScaFactors", responses=ScaFactorListSerializer)
     def get(self, request: Request) -> Response:
         factors = sca_factor_list(platform=request.auth.platform, customer_id=_customer_id(request))
         rendered = []
@@ -209,16 +214,13 @@ class ScaFactorListEnrollApi(APIView):
             rendered.append(item)
         return Response({"factors": rendered})
 
-    @extend_schema(
-        operation_id="startScaFactorEnrollment",
-        parameters=[_CUSTOMER],
+    @_operation(
+        "startScaFactorEnrollment",
         request=ScaFactorEnrollRequestSerializer,
         responses=PasskeyEnrollmentStartSerializer,
-        tags=TAGS,
     )
     def post(self, request: Request) -> Response:
-        customer_id = _customer_id(request)
-        body = parse_body(ScaFactorEnrollRequestSerializer, request.data)
+        customer_id, body = _customer_and_body(request, ScaFactorEnrollRequestSerializer)
         started = sca_passkey_enroll_start(
             platform=request.auth.platform, customer_id=customer_id, factor=body["type"]
         )
@@ -235,16 +237,13 @@ class ScaFactorListEnrollApi(APIView):
 class ScaFactorConfirmApi(APIView):
     required_permissions = {"POST": "MANAGE"}
 
-    @extend_schema(
-        operation_id="confirmScaFactorEnrollment",
-        parameters=[_CUSTOMER],
+    @_operation(
+        "confirmScaFactorEnrollment",
         request=ScaFactorConfirmRequestSerializer,
         responses=PasskeyEnrollmentConfirmSerializer,
-        tags=TAGS,
     )
     def post(self, request: Request) -> Response:
-        customer_id = _customer_id(request)
-        body = parse_body(ScaFactorConfirmRequestSerializer, request.data)
+        customer_id, body = _customer_and_body(request, ScaFactorConfirmRequestSerializer)
         passkey = sca_passkey_enroll_confirm(
             platform=request.auth.platform,
             customer_id=customer_id,
@@ -262,11 +261,10 @@ class ScaFactorConfirmApi(APIView):
 class ScaFactorDeleteApi(APIView):
     required_permissions = {"DELETE": "MANAGE"}
 
-    @extend_schema(
-        operation_id="deleteScaFactor",
-        parameters=[_CUSTOMER, OpenApiParameter("credentialId", str, OpenApiParameter.PATH)],
+    @_operation(
+        "deleteScaFactor",
+        parameters=[_CUSTOMER, path_parameter("credentialId")],
         responses={204: _NO_CONTENT},
-        tags=TAGS,
     )
     def delete(self, request: Request, credentialId: str) -> Response:
         sca_factor_delete(
@@ -281,16 +279,9 @@ class ScaFactorDeleteApi(APIView):
 class ScaLoginStartApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @extend_schema(
-        operation_id="startScaLogin",
-        parameters=[_CUSTOMER],
-        request=ScaLoginStartRequestSerializer,
-        responses=ScaLoginStartSerializer,
-        tags=TAGS,
-    )
+    @_operation("startScaLogin", request=ScaLoginStartRequestSerializer, responses=ScaLoginStartSerializer)
     def post(self, request: Request) -> Response:
-        customer_id = _customer_id(request)
-        body = parse_body(ScaLoginStartRequestSerializer, request.data)
+        customer_id, body = _customer_and_body(request, ScaLoginStartRequestSerializer)
         started = sca_login_start(
             platform=request.auth.platform, customer_id=customer_id, factor=body["factor"]
         )
@@ -309,16 +300,11 @@ class ScaLoginStartApi(APIView):
 class ScaLoginCompleteApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @extend_schema(
-        operation_id="completeScaLogin",
-        parameters=[_CUSTOMER],
-        request=ScaLoginCompleteRequestSerializer,
-        responses=ScaLoginCompleteSerializer,
-        tags=TAGS,
+    @_operation(
+        "completeScaLogin", request=ScaLoginCompleteRequestSerializer, responses=ScaLoginCompleteSerializer
     )
     def post(self, request: Request) -> Response:
-        customer_id = _customer_id(request)
-        body = parse_body(ScaLoginCompleteRequestSerializer, request.data)
+        customer_id, body = _customer_and_body(request, ScaLoginCompleteRequestSerializer)
         profile = sca_login_complete(
             platform=request.auth.platform,
             customer_id=customer_id,
@@ -335,12 +321,8 @@ class ScaLoginCompleteApi(APIView):
 class QuoteAuthorizeApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @extend_schema(
-        operation_id="authorizeQuote",
-        parameters=[_QUOTE],
-        request=ScaAuthorizationSerializer,
-        responses=QuoteSerializer,
-        tags=TAGS,
+    @_operation(
+        "authorizeQuote", parameters=[_QUOTE], request=ScaAuthorizationSerializer, responses=QuoteSerializer
     )
     def post(self, request: Request, quoteId: str) -> Response:
         quote_id = ids.parse("Quote", quoteId)
@@ -356,13 +338,7 @@ class QuoteAuthorizeApi(APIView):
 class QuoteAuthorizeResendApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @extend_schema(
-        operation_id="resendQuoteScaCode",
-        parameters=[_QUOTE],
-        request=None,
-        responses={204: _NO_CONTENT},
-        tags=TAGS,
-    )
+    @_operation("resendQuoteScaCode", parameters=[_QUOTE], request=None, responses={204: _NO_CONTENT})
     def post(self, request: Request, quoteId: str) -> Response:
         quote_authorize_resend(platform=request.auth.platform, quote_id=ids.parse("Quote", quoteId))
         return Response(status=204)
@@ -389,13 +365,7 @@ class ScaRecordEventApi(_NotSupportedApi):
     required_permissions = {"POST": "TRANSACT"}
     operation = "Recording security events"
 
-    @extend_schema(
-        operation_id="recordSecurityEvent",
-        parameters=[_CUSTOMER],
-        request=None,
-        responses=_NOT_IMPLEMENTED,
-        tags=TAGS,
-    )
+    @_operation("recordSecurityEvent", request=None, responses=_NOT_IMPLEMENTED)
     def post(self, request: Request) -> NoReturn:
         self._refuse(request)
 
@@ -403,29 +373,18 @@ class ScaRecordEventApi(_NotSupportedApi):
 class ScaFactorResetApi(_NotSupportedApi):
     operation = "Resetting a lost SCA factor"
 
-    @extend_schema(
-        operation_id="startTwoFactorReset",
-        parameters=[_CUSTOMER],
-        request=None,
-        responses=_NOT_IMPLEMENTED,
-        tags=TAGS,
-    )
+    @_operation("startTwoFactorReset", request=None, responses=_NOT_IMPLEMENTED)
     def post(self, request: Request) -> NoReturn:
         self._refuse(request)
 
 
-_RESET_ID = OpenApiParameter("resetId", str, OpenApiParameter.PATH)
+_RESET_ID = path_parameter("resetId")
 
 
 class ScaFactorResetDetailApi(_NotSupportedApi):
     operation = "Resetting a lost SCA factor"
 
-    @extend_schema(
-        operation_id="getTwoFactorResetStatus",
-        parameters=[_CUSTOMER, _RESET_ID],
-        responses=_NOT_IMPLEMENTED,
-        tags=TAGS,
-    )
+    @_operation("getTwoFactorResetStatus", parameters=[_CUSTOMER, _RESET_ID], responses=_NOT_IMPLEMENTED)
     def get(self, request: Request, resetId: str) -> NoReturn:
         self._refuse(request)
 
@@ -433,12 +392,8 @@ class ScaFactorResetDetailApi(_NotSupportedApi):
 class ScaFactorResetCompleteApi(_NotSupportedApi):
     operation = "Resetting a lost SCA factor"
 
-    @extend_schema(
-        operation_id="completeTwoFactorReset",
-        parameters=[_CUSTOMER, _RESET_ID],
-        request=None,
-        responses=_NOT_IMPLEMENTED,
-        tags=TAGS,
+    @_operation(
+        "completeTwoFactorReset", parameters=[_CUSTOMER, _RESET_ID], request=None, responses=_NOT_IMPLEMENTED
     )
     def post(self, request: Request, resetId: str) -> NoReturn:
         self._refuse(request)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
+from payments.api.schema import operations, path_parameter
 from payments.errors import FieldError, InvalidInput
 from payments.incoming import incoming_approve, incoming_reject
 from payments.models import Transaction
@@ -141,11 +142,12 @@ def _transaction_id(value: str):
     return ids.parse("Transaction", value)
 
 
-_ID = OpenApiParameter("transactionId", str, OpenApiParameter.PATH, description="The transaction's id")
+_ID = path_parameter("transactionId", "The transaction's id")
+_operation = operations(TAGS, parameters=[_ID])
 
 
 class TransactionDetailApi(APIView):
-    @extend_schema(operation_id="getTransactionById", parameters=[_ID], responses=TransactionOneOf, tags=TAGS)
+    @_operation("getTransactionById", responses=TransactionOneOf)
     def get(self, request: Request, transactionId: str) -> Response:
         txn = transaction_get(platform=request.auth.platform, transaction_id=_transaction_id(transactionId))
         return Response(render_transaction(txn))
@@ -158,91 +160,73 @@ class ConfirmReceiptSerializer(ApiSerializer):
     receiptDeliveryConfirmedAt = serializers.DateTimeField(required=False)
 
 
-class TransactionConfirmApi(APIView):
-    required_permissions = {"POST": "TRANSACT"}
-
-    @extend_schema(
-        operation_id="confirmReceiptDelivery",
-        parameters=[_ID],
-        request=ConfirmReceiptSerializer,
-        responses=TransactionOneOf,
-        tags=TAGS,
-    )
-    def post(self, request: Request, transactionId: str) -> Response:
-        body = parse_body(ConfirmReceiptSerializer, request.data or {})
-        txn = transaction_confirm_receipt(
-            platform=request.auth.platform,
-            transaction_id=_transaction_id(transactionId),
-            at=body.get("receiptDeliveryConfirmedAt"),
-        )
-        return Response(render_transaction(txn))
-
-
 class ReasonSerializer(ApiSerializer):
     reason = serializers.CharField(required=False, allow_blank=True, max_length=1000)
-
-
-class TransactionCancelApi(APIView):
-    required_permissions = {"POST": "TRANSACT"}
-
-    @extend_schema(
-        operation_id="cancelTransaction",
-        parameters=[_ID],
-        request=ReasonSerializer,
-        responses=TransactionOneOf,
-        tags=TAGS,
-        description="Cancel an outgoing bank-rail transfer (e.g. ACH, wire) that has not settled: it fails "
-        "and its amount is refunded. 409 TRANSACTION_NOT_CANCELLABLE otherwise.",
-    )
-    def post(self, request: Request, transactionId: str) -> Response:
-        body = parse_body(ReasonSerializer, request.data or {})
-        txn = transaction_cancel(
-            platform=request.auth.platform,
-            transaction_id=_transaction_id(transactionId),
-            reason=body.get("reason", ""),
-        )
-        return Response(render_transaction(txn))
 
 
 class ApproveSerializer(ApiSerializer):
     receiverCustomerInfo = serializers.DictField(required=False)
 
 
+def _act(
+    request: Request, transaction_id: str, body_serializer, action, **arguments: tuple[str, Any]
+) -> Response:
+    """Parse the body, call `action` on the transaction with `arguments` (keyword: (body field,
+    default)) and answer the transaction."""
+    body = parse_body(body_serializer, request.data or {})
+    txn = action(
+        platform=request.auth.platform,
+        transaction_id=_transaction_id(transaction_id),
+        **{keyword: body.get(field, default) for keyword, (field, default) in arguments.items()},
+    )
+    return Response(render_transaction(txn))
+
+
+class TransactionConfirmApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @_operation("confirmReceiptDelivery", request=ConfirmReceiptSerializer, responses=TransactionOneOf)
+    def post(self, request: Request, transactionId: str) -> Response:
+        return _act(
+            request,
+            transactionId,
+            ConfirmReceiptSerializer,
+            transaction_confirm_receipt,
+            at=("receiptDeliveryConfirmedAt", None),
+        )
+
+
+class TransactionCancelApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @_operation(
+        "cancelTransaction",
+        request=ReasonSerializer,
+        responses=TransactionOneOf,
+        description="Cancel an outgoing bank-rail transfer (e.g. ACH, wire) that has not settled: it fails "
+        "and its amount is refunded. 409 TRANSACTION_NOT_CANCELLABLE otherwise.",
+    )
+    def post(self, request: Request, transactionId: str) -> Response:
+        return _act(request, transactionId, ReasonSerializer, transaction_cancel, reason=("reason", ""))
+
+
 class TransactionApproveApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @extend_schema(
-        operation_id="approvePendingPayment",
-        parameters=[_ID],
-        request=ApproveSerializer,
-        responses=IncomingTransactionSerializer,
-        tags=TAGS,
-    )
+    @_operation("approvePendingPayment", request=ApproveSerializer, responses=IncomingTransactionSerializer)
     def post(self, request: Request, transactionId: str) -> Response:
-        body = parse_body(ApproveSerializer, request.data or {})
-        txn = incoming_approve(
-            platform=request.auth.platform,
-            transaction_id=_transaction_id(transactionId),
-            receiver_info=body.get("receiverCustomerInfo"),
+        return _act(
+            request,
+            transactionId,
+            ApproveSerializer,
+            incoming_approve,
+            receiver_info=("receiverCustomerInfo", None),
         )
-        return Response(render_transaction(txn))
 
 
 class TransactionRejectApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @extend_schema(
-        operation_id="rejectPendingPayment",
-        parameters=[_ID],
-        request=ReasonSerializer,
-        responses=IncomingTransactionSerializer,
-        tags=TAGS,
-    )
+    @_operation("rejectPendingPayment", request=ReasonSerializer, responses=IncomingTransactionSerializer)
     def post(self, request: Request, transactionId: str) -> Response:
-        body = parse_body(ReasonSerializer, request.data or {})
-        txn = incoming_reject(
-            platform=request.auth.platform,
-            transaction_id=_transaction_id(transactionId),
-            reason=body.get("reason", ""),
-        )
-        return Response(render_transaction(txn))
+        return _act(request, transactionId, ReasonSerializer, incoming_reject, reason=("reason", ""))

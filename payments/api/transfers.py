@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,6 +15,7 @@ from payments.account_info import PAYMENT_RAILS
 from payments.api.idempotency import IDEMPOTENCY_KEY, idempotent
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.api.quotes import PURPOSES
+from payments.api.schema import operations
 from payments.api.transactions import TransactionOneOf, render_transaction
 from payments.errors import BadRequest
 from payments.pricing import MAX_AMOUNT
@@ -92,16 +92,17 @@ def _transfer(request: Request, body: dict[str, Any], *, source_kind: str, desti
     return Response(render_transaction(quote.transaction), status=201)
 
 
+_deprecated_transfer = operations(
+    TAGS, parameters=[IDEMPOTENCY_KEY], responses={201: TransactionOneOf}, deprecated=True
+)
+
+
 class TransferInApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @extend_schema(
-        operation_id="createTransferIn",
-        parameters=[IDEMPOTENCY_KEY],
+    @_deprecated_transfer(
+        "createTransferIn",
         request=TransferInSerializer,
-        responses={201: TransactionOneOf},
-        tags=TAGS,
-        deprecated=True,
         description="Pull from a customer's external account (ACH or SEPA debit) into an internal account of "
         "the same currency. Deprecated: use POST /quotes with immediatelyExecute.",
     )
@@ -114,13 +115,9 @@ class TransferInApi(APIView):
 class TransferOutApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
 
-    @extend_schema(
-        operation_id="createTransferOut",
-        parameters=[IDEMPOTENCY_KEY],
+    @_deprecated_transfer(
+        "createTransferOut",
         request=TransferOutSerializer,
-        responses={201: TransactionOneOf},
-        tags=TAGS,
-        deprecated=True,
         description="Pay from an internal account to an external account of the same currency; without "
         "`amount`, the source account's whole available balance. Deprecated: use POST /quotes with "
         "immediatelyExecute.",

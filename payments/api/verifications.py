@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -9,12 +8,14 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
+from payments.api.schema import operations
 from payments.models import Verification
 from payments.verifications import verification_get, verification_list, verification_submit
 from payments.wire.pages import page_of
 from payments.wire.verifications import VerificationSerializer
 
 TAGS = ["KYC/KYB Verifications"]
+_operation = operations(TAGS)
 
 
 class VerificationRequestSerializer(ApiSerializer):
@@ -30,11 +31,8 @@ class VerificationListQuerySerializer(serializers.Serializer):
 
 
 class VerificationListCreateApi(APIView):
-    @extend_schema(
-        operation_id="createVerification",
-        request=VerificationRequestSerializer,
-        responses={200: VerificationSerializer},
-        tags=TAGS,
+    @_operation(
+        "createVerification", request=VerificationRequestSerializer, responses={200: VerificationSerializer}
     )
     def post(self, request: Request) -> Response:
         data = parse_body(VerificationRequestSerializer, request.data)
@@ -43,11 +41,10 @@ class VerificationListCreateApi(APIView):
         )
         return Response(VerificationSerializer(verification).data)
 
-    @extend_schema(
-        operation_id="listVerifications",
+    @_operation(
+        "listVerifications",
         parameters=[VerificationListQuerySerializer, *PAGE_PARAMETERS],
         responses=VerificationListResponseSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request) -> Response:
         query = parse_query(
@@ -68,11 +65,7 @@ class VerificationListCreateApi(APIView):
 
 
 class VerificationDetailApi(APIView):
-    @extend_schema(
-        operation_id="getVerification",
-        responses=VerificationSerializer,
-        tags=TAGS,
-    )
+    @_operation("getVerification", responses=VerificationSerializer)
     def get(self, request: Request, verificationId: str) -> Response:
         verification = verification_get(
             platform=request.auth.platform, verification_id=ids.parse("Verification", verificationId)

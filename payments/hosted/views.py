@@ -168,7 +168,7 @@ def _render_step(
     errors = context.get("errors")
     if errors is None and isinstance(context.get("form"), WireForm):
         errors = context["form"].error_list
-    page = f"{PAGES}/{slug}.html"
+    page = f"{PAGES}/step.html"
     response = render(
         request,
         f"{page}#step-panel" if request.htmx else page,
@@ -184,6 +184,7 @@ def _render_step(
             "page_title": step.title,
             "urls": {s.slug: visit.url(s.slug) for s in flow.steps},
             "step_url": visit.url(slug),
+            "step_body": f"{PAGES}/steps/{slug}.html",
             "errors": errors or [],
             **context,
         },

@@ -1,18 +1,19 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from payments.api.parsing import ApiSerializer, parse_body
+from payments.api.parsing import ApiSerializer
+from payments.api.schema import operations
 from payments.wire.accounts import InternalAccountSerializer
 from payments.wire.signed_requests import SignedRequestChallengeSerializer
 from wallets.api.common import (
     SIGNED_RETRY_PARAMETERS,
     UNCOMPRESSED_KEY_PATTERN,
     client_key_field,
+    first_leg_body,
     render,
     signed_retry_attempt,
 )
@@ -20,6 +21,7 @@ from wallets.export import wallet_export
 from wallets.privacy import wallet_update
 
 TAGS = ["Internal Accounts"]
+_signed_operation = operations(TAGS, parameters=SIGNED_RETRY_PARAMETERS)
 
 
 class InternalAccountUpdateRequestSerializer(ApiSerializer):
@@ -41,37 +43,31 @@ class InternalAccountExportResponseSerializer(serializers.Serializer):
 
 
 class InternalAccountUpdateApi(APIView):
-    @extend_schema(
-        operation_id="updateInternalAccount",
+    @_signed_operation(
+        "updateInternalAccount",
         request=InternalAccountUpdateRequestSerializer,
-        parameters=SIGNED_RETRY_PARAMETERS,
         responses={200: InternalAccountSerializer, 202: SignedRequestChallengeSerializer},
-        tags=TAGS,
     )
     def patch(self, request: Request, id: str) -> Response:
         attempt = signed_retry_attempt(request)
-        changes = (
-            parse_body(InternalAccountUpdateRequestSerializer, attempt.body) if attempt.first_leg else None
-        )
+        changes = first_leg_body(attempt, InternalAccountUpdateRequestSerializer)
         return render(
             wallet_update(platform=request.auth.platform, account_id=id, changes=changes, attempt=attempt)
         )
 
 
 class InternalAccountExportApi(APIView):
-    @extend_schema(
-        operation_id="exportInternalAccount",
+    @_signed_operation(
+        "exportInternalAccount",
         request=InternalAccountExportRequestSerializer,
-        parameters=SIGNED_RETRY_PARAMETERS,
         responses={
             200: InternalAccountExportResponseSerializer,
             202: SignedRequestChallengeSerializer,
         },
-        tags=TAGS,
     )
     def post(self, request: Request, id: str) -> Response:
         attempt = signed_retry_attempt(request)
-        data = parse_body(InternalAccountExportRequestSerializer, attempt.body) if attempt.first_leg else None
+        data = first_leg_body(attempt, InternalAccountExportRequestSerializer)
         return render(
             wallet_export(
                 platform=request.auth.platform,

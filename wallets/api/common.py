@@ -5,15 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from payments.api.parsing import ApiSerializer, parse_body, request_json
+from payments.api.schema import operations
 from wallets.crypto import InvalidKey, public_key_from_hex
 from wallets.signed_retry import Attempt, Challenge, Outcome, Processing
-from wallets.wire import WalletOperationProcessingSerializer
+from wallets.wire import AuthSignedRequestChallengeSerializer, WalletOperationProcessingSerializer
 
 SIMULATE_HEADER = "Service-Sandbox-Simulate"
 SLOW_WALLET = "slow-wallet"
@@ -42,7 +43,10 @@ PROCESSING_RESPONSE = OpenApiResponse(
     WalletOperationProcessingSerializer,
     description="Still processing: re-send the identical request (a 200 is a result only without status PROCESSING)",
 )
+REVOKE_RESPONSES = {204: None, 202: AuthSignedRequestChallengeSerializer, 200: PROCESSING_RESPONSE}
 TAGS = ["Embedded Wallet Auth"]
+operation = operations(TAGS)
+signed_operation = operations(TAGS, parameters=SIGNED_RETRY_PARAMETERS)
 
 CLIENT_PUBLIC_KEY_PATTERN = r"^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$"
 UNCOMPRESSED_KEY_PATTERN = r"^04[0-9a-fA-F]{128}$"
@@ -59,6 +63,18 @@ def signed_retry_attempt(request: Request) -> Attempt:
         request_id=request.headers.get("Request-Id") or None,
         simulate_slow=settings.SANDBOX and simulate == SLOW_WALLET,
     )
+
+
+def first_leg_body(
+    attempt: Attempt, parser: type[serializers.Serializer] | dict[str, type[serializers.Serializer]]
+) -> dict[str, Any] | None:
+    """The parsed body on the first leg, None on the signed retry (the engine compares its raw body).
+    A dict of serializers by `type` parses a discriminated body (see `parse_typed`)."""
+    if not attempt.first_leg:
+        return None
+    if isinstance(parser, dict):
+        return parse_typed(parser, attempt.body)
+    return parse_body(parser, attempt.body)
 
 
 def render(result: Challenge | Outcome | Processing) -> Response:
@@ -93,3 +109,12 @@ def parse_typed(by_type: dict[str, type[serializers.Serializer]], data: Any) -> 
 
     kind = parse_body(TypeOnly, data)["type"]
     return dict(parse_body(by_type[kind], data))
+
+
+def typed_request(
+    component_name: str, by_type: dict[str, type[serializers.Serializer]]
+) -> PolymorphicProxySerializer:
+    """The OpenAPI oneOf of a body that `parse_typed` reads."""
+    return PolymorphicProxySerializer(
+        component_name=component_name, serializers=list(by_type.values()), resource_type_field_name="type"
+    )

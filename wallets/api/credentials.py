@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -11,12 +11,15 @@ from payments.api.parsing import ApiSerializer, parse_body, parse_query, request
 from payments.errors import FieldError, InvalidInput
 from wallets.api.common import (
     PROCESSING_RESPONSE,
+    REVOKE_RESPONSES,
     SIGNED_RETRY_PARAMETERS,
-    TAGS,
     client_key_field,
-    parse_typed,
+    first_leg_body,
+    operation,
     render,
+    signed_operation,
     signed_retry_attempt,
+    typed_request,
 )
 from wallets.credentials import (
     credential_challenge,
@@ -81,11 +84,7 @@ CREATE_SERIALIZERS = {
     "OAUTH": OauthCredentialCreateSerializer,
     "PASSKEY": PasskeyCredentialCreateSerializer,
 }
-CREATE_REQUEST = PolymorphicProxySerializer(
-    component_name="AuthCredentialCreateRequestOneOf",
-    serializers=list(CREATE_SERIALIZERS.values()),
-    resource_type_field_name="type",
-)
+CREATE_REQUEST = typed_request("AuthCredentialCreateRequestOneOf", CREATE_SERIALIZERS)
 
 
 class CredentialListQuerySerializer(serializers.Serializer):
@@ -105,27 +104,24 @@ def account_id_query(request: Request) -> object:
 
 
 class CredentialListCreateApi(APIView):
-    @extend_schema(
-        operation_id="createAuthCredential",
+    @signed_operation(
+        "createAuthCredential",
         request=CREATE_REQUEST,
-        parameters=SIGNED_RETRY_PARAMETERS,
         responses={
             201: AuthMethodResponseSerializer,
             202: AuthSignedRequestChallengeSerializer,
             200: PROCESSING_RESPONSE,
         },
-        tags=TAGS,
     )
     def post(self, request: Request) -> Response:
         attempt = signed_retry_attempt(request)
-        data = parse_typed(CREATE_SERIALIZERS, attempt.body) if attempt.first_leg else None
+        data = first_leg_body(attempt, CREATE_SERIALIZERS)
         return render(credential_create(platform=request.auth.platform, data=data, attempt=attempt))
 
-    @extend_schema(
-        operation_id="listAuthCredentials",
+    @operation(
+        "listAuthCredentials",
         parameters=[CredentialListQuerySerializer],
         responses=AuthCredentialListResponseSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request) -> Response:
         credentials = credential_list(platform=request.auth.platform, account_id=account_id_query(request))
@@ -133,18 +129,10 @@ class CredentialListCreateApi(APIView):
 
 
 class CredentialDetailApi(APIView):
-    @extend_schema(
-        operation_id="revokeAuthCredential",
-        parameters=SIGNED_RETRY_PARAMETERS,
-        responses={204: None, 202: AuthSignedRequestChallengeSerializer, 200: PROCESSING_RESPONSE},
-        tags=TAGS,
-    )
+    @signed_operation("revokeAuthCredential", responses=REVOKE_RESPONSES)
     def delete(self, request: Request, id: str) -> Response:
-        return render(
-            credential_revoke(
-                platform=request.auth.platform, credential_id=id, attempt=signed_retry_attempt(request)
-            )
-        )
+        attempt = signed_retry_attempt(request)
+        return render(credential_revoke(platform=request.auth.platform, credential_id=id, attempt=attempt))
 
 
 # --- challenge -----------------------------------------------------------------------------------
@@ -166,14 +154,13 @@ CHALLENGE_RESPONSE = PolymorphicProxySerializer(
 
 
 class CredentialChallengeApi(APIView):
-    @extend_schema(
-        operation_id="challengeAuthCredential",
+    @operation(
+        "challengeAuthCredential",
         request=AuthCredentialChallengeRequestSerializer,
         responses={
             200: CHALLENGE_RESPONSE,
             429: OpenApiResponse(description="Re-issued too often; see Retry-After"),
         },
-        tags=TAGS,
     )
     def post(self, request: Request, id: str) -> Response:
         data = parse_body(AuthCredentialChallengeRequestSerializer, request_json(request))
@@ -221,16 +208,12 @@ VERIFY_SERIALIZERS = {
     "OAUTH": OauthCredentialVerifySerializer,
     "PASSKEY": PasskeyCredentialVerifySerializer,
 }
-VERIFY_REQUEST = PolymorphicProxySerializer(
-    component_name="AuthCredentialVerifyRequestOneOf",
-    serializers=list(VERIFY_SERIALIZERS.values()),
-    resource_type_field_name="type",
-)
+VERIFY_REQUEST = typed_request("AuthCredentialVerifyRequestOneOf", VERIFY_SERIALIZERS)
 
 
 class CredentialVerifyApi(APIView):
-    @extend_schema(
-        operation_id="verifyAuthCredential",
+    @operation(
+        "verifyAuthCredential",
         request=VERIFY_REQUEST,
         parameters=[
             *SIGNED_RETRY_PARAMETERS[:1],
@@ -243,11 +226,10 @@ class CredentialVerifyApi(APIView):
             *SIGNED_RETRY_PARAMETERS[2:],
         ],
         responses={200: AuthSessionSerializer, 202: AuthSignedRequestChallengeSerializer},
-        tags=TAGS,
     )
     def post(self, request: Request, id: str) -> Response:
         attempt = signed_retry_attempt(request)
-        data = parse_typed(VERIFY_SERIALIZERS, attempt.body) if attempt.first_leg else None
+        data = first_leg_body(attempt, VERIFY_SERIALIZERS)
         return render(
             credential_verify(platform=request.auth.platform, credential_id=id, data=data, attempt=attempt)
         )

@@ -1,26 +1,27 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from payments.api.parsing import ApiSerializer, parse_body
+from payments.api.parsing import ApiSerializer
 from payments.wire.signed_requests import SignedRequestChallengeSerializer
 from wallets import service_keys
 from wallets.api.common import (
     PROCESSING_RESPONSE,
-    SIGNED_RETRY_PARAMETERS,
-    TAGS,
+    REVOKE_RESPONSES,
     client_key_field,
+    first_leg_body,
+    operation,
     render,
+    signed_operation,
     signed_retry_attempt,
 )
 from wallets.api.credentials import CredentialListQuerySerializer, account_id_query
 from wallets.sessions import session_list, session_refresh, session_revoke
-from wallets.wire import AuthSessionSerializer, AuthSignedRequestChallengeSerializer, auth_session
+from wallets.wire import AuthSessionSerializer, auth_session
 
 
 class SessionListResponseSerializer(serializers.Serializer):
@@ -28,11 +29,10 @@ class SessionListResponseSerializer(serializers.Serializer):
 
 
 class SessionListApi(APIView):
-    @extend_schema(
-        operation_id="listAuthSessions",
+    @operation(
+        "listAuthSessions",
         parameters=[CredentialListQuerySerializer],
         responses=SessionListResponseSerializer,
-        tags=TAGS,
     )
     def get(self, request: Request) -> Response:
         sessions = session_list(platform=request.auth.platform, account_id=account_id_query(request))
@@ -40,18 +40,10 @@ class SessionListApi(APIView):
 
 
 class SessionDetailApi(APIView):
-    @extend_schema(
-        operation_id="revokeAuthSession",
-        parameters=SIGNED_RETRY_PARAMETERS,
-        responses={204: None, 202: AuthSignedRequestChallengeSerializer, 200: PROCESSING_RESPONSE},
-        tags=TAGS,
-    )
+    @signed_operation("revokeAuthSession", responses=REVOKE_RESPONSES)
     def delete(self, request: Request, id: str) -> Response:
-        return render(
-            session_revoke(
-                platform=request.auth.platform, session_id=id, attempt=signed_retry_attempt(request)
-            )
-        )
+        attempt = signed_retry_attempt(request)
+        return render(session_revoke(platform=request.auth.platform, session_id=id, attempt=attempt))
 
 
 class AuthSessionRefreshRequestSerializer(ApiSerializer):
@@ -59,20 +51,18 @@ class AuthSessionRefreshRequestSerializer(ApiSerializer):
 
 
 class SessionRefreshApi(APIView):
-    @extend_schema(
-        operation_id="refreshAuthSession",
+    @signed_operation(
+        "refreshAuthSession",
         request=AuthSessionRefreshRequestSerializer,
-        parameters=SIGNED_RETRY_PARAMETERS,
         responses={
             201: AuthSessionSerializer,
             202: SignedRequestChallengeSerializer,
             200: PROCESSING_RESPONSE,
         },
-        tags=TAGS,
     )
     def post(self, request: Request, id: str) -> Response:
         attempt = signed_retry_attempt(request)
-        data = parse_body(AuthSessionRefreshRequestSerializer, attempt.body) if attempt.first_leg else None
+        data = first_leg_body(attempt, AuthSessionRefreshRequestSerializer)
         return render(
             session_refresh(
                 platform=request.auth.platform,
@@ -98,8 +88,8 @@ class ServiceKeysApi(APIView):
     authentication_classes = []
     permission_classes = [AllowAny]
 
-    @extend_schema(
-        operation_id="getWalletServiceKeys",
+    @operation(
+        "getWalletServiceKeys",
         summary="Public keys of the service's bundle signers",
         description=(
             "The P-256 public keys that sign `otpEncryptionTargetBundle` and `encryptedWalletCredentials`, "
@@ -109,7 +99,6 @@ class ServiceKeysApi(APIView):
         ),
         responses=ServiceKeysSerializer,
         auth=[],
-        tags=TAGS,
     )
     def get(self, request: Request) -> Response:
         return Response(service_keys.published_keys())

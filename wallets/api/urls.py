@@ -1,5 +1,4 @@
-from django.urls import path
-
+from payments.api.routing import routes
 from wallets.api.accounts import InternalAccountExportApi, InternalAccountUpdateApi
 from wallets.api.credentials import (
     CredentialChallengeApi,
@@ -12,20 +11,23 @@ from wallets.api.sessions import ServiceKeysApi, SessionDetailApi, SessionListAp
 app_name = "wallets"
 
 urlpatterns = [
-    path("auth/credentials", CredentialListCreateApi.as_view(), name="credential-list"),
-    path("auth/credentials/<str:id>", CredentialDetailApi.as_view(), name="credential-detail"),
-    path(
-        "auth/credentials/<str:id>/challenge", CredentialChallengeApi.as_view(), name="credential-challenge"
+    *routes(
+        "auth/credentials",
+        ("", CredentialListCreateApi, "credential-list"),
+        ("/<str:id>", CredentialDetailApi, "credential-detail"),
+        ("/<str:id>/challenge", CredentialChallengeApi, "credential-challenge"),
+        ("/<str:id>/verify", CredentialVerifyApi, "credential-verify"),
     ),
-    path("auth/credentials/<str:id>/verify", CredentialVerifyApi.as_view(), name="credential-verify"),
-    path("auth/sessions", SessionListApi.as_view(), name="session-list"),
-    path("auth/sessions/<str:id>", SessionDetailApi.as_view(), name="session-detail"),
-    path("auth/sessions/<str:id>/refresh", SessionRefreshApi.as_view(), name="session-refresh"),
-    path("auth/service-keys", ServiceKeysApi.as_view(), name="service-keys"),
-    path("internal-accounts/<str:id>", InternalAccountUpdateApi.as_view(), name="internal-account-update"),
-    path(
-        "internal-accounts/<str:id>/export",
-        InternalAccountExportApi.as_view(),
-        name="internal-account-export",
+    *routes(
+        "auth/sessions",
+        ("", SessionListApi, "session-list"),
+        ("/<str:id>", SessionDetailApi, "session-detail"),
+        ("/<str:id>/refresh", SessionRefreshApi, "session-refresh"),
+    ),
+    *routes(
+        "",
+        ("auth/service-keys", ServiceKeysApi, "service-keys"),
+        ("internal-accounts/<str:id>", InternalAccountUpdateApi, "internal-account-update"),
+        ("internal-accounts/<str:id>/export", InternalAccountExportApi, "internal-account-export"),
     ),
 ]

@@ -1,0 +1,26 @@
+"""Bases for the operator's admin pages that show records the API owns."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+
+class ViewAndDeleteAdmin(admin.ModelAdmin):
+    """Records the platforms create through the API: shown and deletable here, never added or edited."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
