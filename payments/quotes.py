@@ -67,8 +67,8 @@ from payments.payment_instructions import (
     payment_instruction,
 )
 from payments.query_plans import plan_first
-from payments.rails import Pull, rail_adapter
-from payments.sandbox import payout_events, realtime_funding_steps, uma_parse
+from payments.rails import Pull, rail_adapter, uma_parse
+from payments.sandbox import payout_events, realtime_funding_steps
 from payments.sca import sca_quote_hold, sca_required
 from payments.transactions import (
     debit_legs,
