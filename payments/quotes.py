@@ -68,11 +68,12 @@ from payments.payment_instructions import (
 )
 from payments.query_plans import plan_first
 from payments.rails import Pull, rail_adapter, uma_parse
-from payments.sandbox import payout_events, realtime_funding_steps
+from payments.sandbox import realtime_funding_steps
 from payments.sca import sca_quote_hold, sca_required
 from payments.transactions import (
     debit_legs,
     expiry_step,
+    payout_events,
     steps_from_events,
     steps_set,
     transaction_advance,

@@ -14,9 +14,9 @@ from payments import ids
 from payments.errors import BadRequest, FieldError, Forbidden, InvalidInput, ResourceNotFound
 from payments.ledger import Leg, ledger_internal_account, ledger_post, ledger_system_account
 from payments.models import InternalAccount, LedgerAccount, LedgerJournal, Platform, Quote, Transaction
-from payments.rails import Payout, RailEvent
 from payments.transactions import (
     funding_legs,
+    payout_events,
     steps_from_events,
     steps_set,
     transaction_advance,
@@ -107,22 +107,4 @@ def realtime_funding_steps(quote: Quote, txn: Transaction, *, now: dt.datetime, 
         usd_value=usd_value,
         steps=txn.steps,
         next_step_at=txn.next_step_at,
-    )
-
-
-def payout_events(quote: Quote, txn: Transaction) -> list[RailEvent]:
-    from payments.rails import rail_adapter
-
-    # A UMA address of the platform's own customer resolves to an internal account: a book transfer.
-    internal = quote.destination_internal_account_id is not None
-    return rail_adapter().payout(
-        Payout(
-            transaction_id=txn.pk,
-            rail=quote.rail,
-            currency=quote.receiving_currency,
-            amount=quote.total_receiving_amount,
-            external_account=quote.destination_external_account,
-            uma_address="" if internal else quote.destination_uma_address,
-            internal=internal,
-        )
     )
