@@ -68,11 +68,11 @@ from payments.payment_instructions import (
 )
 from payments.query_plans import plan_first
 from payments.rails import Pull, rail_adapter, uma_parse
-from payments.sandbox import realtime_funding_steps
 from payments.sca import sca_quote_hold, sca_required
 from payments.transactions import (
     debit_legs,
     expiry_step,
+    funding_legs,
     payout_events,
     steps_from_events,
     steps_set,
@@ -941,5 +941,28 @@ def quote_funds_received(*, amount: int | None, transaction_id: UUID) -> Transac
             )
         value = usd_cents(quote.total_sending_amount, quote.sending_currency)
         limits_count_daily(platform=txn.platform, customer_id=quote.customer_id, usd_value=value)
-        realtime_funding_steps(quote, txn, now=clock.now(), usd_value=value)
+        _realtime_funding_steps(quote, txn, now=clock.now(), usd_value=value)
     return txn
+
+
+def _realtime_funding_steps(quote: Quote, txn: Transaction, *, now: dt.datetime, usd_value: int) -> None:
+    """Record the arrived funds and schedule the payout (locked quote and transaction)."""
+    ledger_post(
+        platform_id=quote.platform_id,
+        kind=LedgerJournal.Kind.FUNDING,
+        key=f"txn:{txn.pk}:funding",
+        legs=funding_legs(quote),
+        txn=txn,
+    )
+    steps_set(txn, steps_from_events(payout_events(quote, txn), start=now))
+    transaction_transition(
+        txn,
+        Transaction.Status.PROCESSING,
+        quote=quote,
+        locked=True,
+        quote_changes={"executed_at": now},
+        executed_at=now,
+        usd_value=usd_value,
+        steps=txn.steps,
+        next_step_at=txn.next_step_at,
+    )

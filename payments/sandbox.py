@@ -3,7 +3,6 @@ and paying a realtime-funded quote. The simulated rails are `payments/rails/sand
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Final
 from uuid import UUID
 
@@ -14,14 +13,8 @@ from payments import ids
 from payments.errors import BadRequest, FieldError, Forbidden, InvalidInput, ResourceNotFound
 from payments.ledger import Leg, ledger_internal_account, ledger_post, ledger_system_account
 from payments.models import InternalAccount, LedgerAccount, LedgerJournal, Platform, Quote, Transaction
-from payments.transactions import (
-    funding_legs,
-    payout_events,
-    steps_from_events,
-    steps_set,
-    transaction_advance,
-    transaction_transition,
-)
+from payments.quotes import quote_funds_received
+from payments.transactions import transaction_advance
 
 MAX_FUND_AMOUNT: Final = 10**11
 
@@ -82,29 +75,4 @@ def sandbox_send(*, platform: Platform, quote_id: UUID, currency: str, amount: i
             ]
         )
     txn = transaction_advance(transaction_id=quote.transaction.pk)  # expiry first
-    from payments.quotes import quote_funds_received
-
     return quote_funds_received(amount=amount, transaction_id=txn.pk)
-
-
-def realtime_funding_steps(quote: Quote, txn: Transaction, *, now: dt.datetime, usd_value: int) -> None:
-    """Record the arrived funds and schedule the payout (locked quote and transaction)."""
-    ledger_post(
-        platform_id=quote.platform_id,
-        kind=LedgerJournal.Kind.FUNDING,
-        key=f"txn:{txn.pk}:funding",
-        legs=funding_legs(quote),
-        txn=txn,
-    )
-    steps_set(txn, steps_from_events(payout_events(quote, txn), start=now))
-    transaction_transition(
-        txn,
-        Transaction.Status.PROCESSING,
-        quote=quote,
-        locked=True,
-        quote_changes={"executed_at": now},
-        executed_at=now,
-        usd_value=usd_value,
-        steps=txn.steps,
-        next_step_at=txn.next_step_at,
-    )
