@@ -67,7 +67,7 @@ from payments.payment_instructions import (
     payment_instruction,
 )
 from payments.query_plans import plan_first
-from payments.rails import Pull, rail_adapter, uma_parse
+from payments.rails import Pull, RailEvent, rail_adapter, uma_parse
 from payments.sca import sca_quote_hold, sca_required
 from payments.transactions import (
     debit_legs,
@@ -900,6 +900,13 @@ def _execute_locked(quote: Quote, txn: Transaction) -> None:
                 amount=quote.total_sending_amount,
             )
         )
+    _processing(quote, txn, events, now=now, usd_value=value)
+
+
+def _processing(
+    quote: Quote, txn: Transaction, events: list[RailEvent], *, now: dt.datetime, usd_value: int
+) -> None:
+    """Schedule what the rail will report and move the transaction (and its quote) to PROCESSING."""
     steps_set(txn, steps_from_events(events, start=now))
     transaction_transition(
         txn,
@@ -908,7 +915,7 @@ def _execute_locked(quote: Quote, txn: Transaction) -> None:
         locked=True,
         quote_changes={"executed_at": now},
         executed_at=now,
-        usd_value=value,
+        usd_value=usd_value,
         steps=txn.steps,
         next_step_at=txn.next_step_at,
     )
@@ -941,28 +948,13 @@ def quote_funds_received(*, amount: int | None, transaction_id: UUID) -> Transac
             )
         value = usd_cents(quote.total_sending_amount, quote.sending_currency)
         limits_count_daily(platform=txn.platform, customer_id=quote.customer_id, usd_value=value)
-        _realtime_funding_steps(quote, txn, now=clock.now(), usd_value=value)
+        now = clock.now()
+        ledger_post(
+            platform_id=quote.platform_id,
+            kind=LedgerJournal.Kind.FUNDING,
+            key=f"txn:{txn.pk}:funding",
+            legs=funding_legs(quote),
+            txn=txn,
+        )  # the payer's money arrived
+        _processing(quote, txn, payout_events(quote, txn), now=now, usd_value=value)
     return txn
-
-
-def _realtime_funding_steps(quote: Quote, txn: Transaction, *, now: dt.datetime, usd_value: int) -> None:
-    """Record the arrived funds and schedule the payout (locked quote and transaction)."""
-    ledger_post(
-        platform_id=quote.platform_id,
-        kind=LedgerJournal.Kind.FUNDING,
-        key=f"txn:{txn.pk}:funding",
-        legs=funding_legs(quote),
-        txn=txn,
-    )
-    steps_set(txn, steps_from_events(payout_events(quote, txn), start=now))
-    transaction_transition(
-        txn,
-        Transaction.Status.PROCESSING,
-        quote=quote,
-        locked=True,
-        quote_changes={"executed_at": now},
-        executed_at=now,
-        usd_value=usd_value,
-        steps=txn.steps,
-        next_step_at=txn.next_step_at,
-    )
