@@ -33,8 +33,7 @@ from payments.models import (
     Quote,
     Transaction,
 )
-from payments.rails import rail_adapter
-from payments.sandbox import uma_parse
+from payments.rails import rail_adapter, uma_parse
 
 Status = Transaction.Status
 

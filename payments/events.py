@@ -5,6 +5,8 @@ by the wire layer (`payments.wire`), as a GET of the resource renders it."""
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Iterable, Mapping
 from uuid import UUID
 
@@ -50,10 +52,11 @@ def verification_status_changed(verification: Verification) -> None:
 class _BalanceEvents:
     """The BALANCE_UPDATED events written in the open database transaction, by internal account id.
 
-    It is registered as an `on_commit` callback, so it is in `connection.run_on_commit` exactly while
-    the transaction (or savepoint) that registered it can still commit: Django drops it on rollback
-    and calls it (which empties it) on commit. Finding it there is how a later balance change knows
-    it belongs to the same transaction."""
+    It is registered with `transaction.on_commit`, and only Django's list of commit callbacks holds it:
+    Django drops it when the transaction (or savepoint) that registered it rolls back and calls it
+    (which empties it) then drops it on commit. `_current` refers to it weakly, so it answers the
+    collector exactly while the transaction that registered it can still commit; that is how a later
+    balance change knows it belongs to the same transaction."""
 
     def __init__(self) -> None:
         self.events: dict[UUID, UUID] = {}
@@ -62,13 +65,19 @@ class _BalanceEvents:
         self.events.clear()
 
 
-def _balance_events() -> _BalanceEvents:
-    for _savepoints, callback, _robust in transaction.get_connection().run_on_commit:
-        if isinstance(callback, _BalanceEvents):
-            return callback
-    pending = _BalanceEvents()
-    transaction.on_commit(pending)
-    return pending
+_current = threading.local()  # .collector: weakref to this thread's (its connection's) _BalanceEvents
+
+
+def _balance_events() -> dict[UUID, UUID]:
+    """The open transaction's BALANCE_UPDATED event ids by account (callers keep the dict, never the
+    collector, so an exception's traceback cannot keep a dropped collector alive)."""
+    ref = getattr(_current, "collector", None)
+    pending = ref() if ref is not None else None
+    if pending is None:
+        pending = _BalanceEvents()
+        transaction.on_commit(pending)
+        _current.collector = weakref.ref(pending)
+    return pending.events
 
 
 def _account_rows(account_id: UUID):
@@ -86,14 +95,15 @@ def internal_account_balances_changed(
     with one precompiled query."""
     event_type = WebhookType.INTERNAL_ACCOUNT_BALANCE_UPDATED
     known = {account.pk: account for account in accounts}
-    pending = None
+    pending: dict[UUID, UUID] | None = None
     for account_id, balance in sorted(balances.items()):
         account = known.get(account_id) or plan_first("balance-event-account", _account_rows, account_id)
         if account is None:
             continue
-        pending = pending or _balance_events()
+        if pending is None:
+            pending = _balance_events()
         data = render_internal_account(account, balance=balance)
-        earlier = pending.events.get(account.pk)
+        earlier = pending.get(account.pk)
         if earlier is not None and webhook_rewrite(event_id=earlier, type=event_type, data=data):
             continue
-        pending.events[account.pk] = webhook_emit(platform=account.platform, type=event_type, data=data).pk
+        pending[account.pk] = webhook_emit(platform=account.platform, type=event_type, data=data).pk

@@ -28,8 +28,8 @@ from payments.customers import customer_get
 from payments.errors import BadRequest, Conflict, FieldError, InvalidInput, ResourceNotFound
 from payments.limits import usd_cents
 from payments.models import Customer, InternalAccount, Platform, Transaction
-from payments.rails import Step, rail_adapter
-from payments.sandbox import sandbox_only, uma_parse
+from payments.rails import Step, rail_adapter, uma_parse
+from payments.sandbox import sandbox_only
 from payments.transactions import (
     DECISION_SECONDS,
     decision_timeout_step,

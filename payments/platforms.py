@@ -6,18 +6,18 @@ import hmac
 import ipaddress
 import re
 import secrets
-from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 from uuid import UUID
 
 from django.conf import settings
-from django.db import connections, router, transaction
+from django.db import transaction
 from django.utils.crypto import salted_hmac
 
 from payments import clock, currencies
 from payments.errors import BadRequest, FieldError, InvalidInput, NotImplementedByService, ResourceNotFound
 from payments.models import ApiToken, Platform
+from payments.query_plans import plan_first
 
 ALL_PERMISSIONS = [p.value for p in ApiToken.Permission]
 
@@ -72,45 +72,13 @@ def token_authenticate(*, client_id: str, secret: str) -> ApiToken | None:
     return token if token is not None and matches else None
 
 
-@cache
-def _token_lookup_plan(alias: str):
-    """The token+platform query compiled once per database: it runs on every API request, and compiling
-    it each time would cost more than the database round trip."""
-    queryset = ApiToken.objects.using(alias).select_related("platform").filter(client_id="?")[:1]
-    compiler = queryset.query.get_compiler(using=alias)
-    sql, params = compiler.as_sql()
-    assert list(params) == ["?"], params
-    columns = [expr for expr, _sql, _alias in compiler.select[: compiler.col_count]]
-
-    def model_slice(klass_info: dict) -> tuple[slice, list[str]]:
-        indexes = klass_info["select_fields"]
-        return slice(indexes[0], indexes[-1] + 1), [compiler.select[i][0].target.attname for i in indexes]
-
-    (platform_info,) = compiler.klass_info["related_klass_infos"]
-    return (
-        sql,
-        compiler,
-        compiler.get_converters(columns),
-        model_slice(compiler.klass_info),
-        model_slice(platform_info),
-    )
+def _token_rows(client_id: str):
+    return ApiToken.objects.select_related("platform").filter(client_id=client_id)[:1]
 
 
 def _token_with_platform(client_id: str) -> ApiToken | None:
-    alias = router.db_for_read(ApiToken)
-    sql, compiler, converters, (token_cols, token_names), (platform_cols, platform_names) = (
-        _token_lookup_plan(alias)
-    )
-    with connections[alias].cursor() as cursor:
-        cursor.execute(sql, [client_id])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    if converters:
-        row = next(iter(compiler.apply_converters([row], converters)))
-    token = ApiToken.from_db(alias, token_names, row[token_cols])
-    token.platform = Platform.from_db(alias, platform_names, row[platform_cols])
-    return token
+    # Every API request runs this: a precompiled statement (payments/query_plans.py).
+    return plan_first("api-token", _token_rows, client_id)
 
 
 def token_get(*, platform: Platform, token_id: UUID) -> ApiToken:

@@ -1,8 +1,9 @@
 """Statements compiled once per process, for the hottest reads and writes of money movement.
 
-Compiling a query with fifty-odd columns and a join costs Django more than the database round trip
-(the API token lookup does the same, `payments.platforms._token_lookup_plan`), and so does a
-`save()` or a `bulk_create()` of a few rows.
+Compiling a query with fifty-odd columns and a join costs Django more than the database round trip,
+and so does a `save()` or a `bulk_create()` of a few rows. This is the one place that compiles a
+statement ahead: the quote, transaction and balance-event reads, the API token lookup of every
+request (`payments.platforms`) and the stamp check's session read (`wallets.stamp_check`) use it.
 
 - Reads (`plan_first`): a plan is built once from a queryset whose parameters are placeholders,
   and each call runs its SQL with the real values and builds the model instances (select_related

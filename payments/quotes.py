@@ -67,12 +67,13 @@ from payments.payment_instructions import (
     payment_instruction,
 )
 from payments.query_plans import plan_first
-from payments.rails import Pull, rail_adapter
-from payments.sandbox import payout_events, realtime_funding_steps, uma_parse
+from payments.rails import Pull, RailEvent, rail_adapter, uma_parse
 from payments.sca import sca_quote_hold, sca_required
 from payments.transactions import (
     debit_legs,
     expiry_step,
+    funding_legs,
+    payout_events,
     steps_from_events,
     steps_set,
     transaction_advance,
@@ -894,6 +895,13 @@ def _execute_locked(quote: Quote, txn: Transaction) -> None:
                 amount=quote.total_sending_amount,
             )
         )
+    _processing(quote, txn, events, now=now, usd_value=value)
+
+
+def _processing(
+    quote: Quote, txn: Transaction, events: list[RailEvent], *, now: dt.datetime, usd_value: int
+) -> None:
+    """Schedule what the rail will report and move the transaction (and its quote) to PROCESSING."""
     steps_set(txn, steps_from_events(events, start=now))
     transaction_transition(
         txn,
@@ -902,7 +910,7 @@ def _execute_locked(quote: Quote, txn: Transaction) -> None:
         locked=True,
         quote_changes={"executed_at": now},
         executed_at=now,
-        usd_value=value,
+        usd_value=usd_value,
         steps=txn.steps,
         next_step_at=txn.next_step_at,
     )
@@ -935,5 +943,13 @@ def quote_funds_received(*, amount: int | None, transaction_id: UUID) -> Transac
             )
         value = usd_cents(quote.total_sending_amount, quote.sending_currency)
         limits_count_daily(platform=txn.platform, customer_id=quote.customer_id, usd_value=value)
-        realtime_funding_steps(quote, txn, now=clock.now(), usd_value=value)
+        now = clock.now()
+        ledger_post(
+            platform_id=quote.platform_id,
+            kind=LedgerJournal.Kind.FUNDING,
+            key=f"txn:{txn.pk}:funding",
+            legs=funding_legs(quote),
+            txn=txn,
+        )  # the payer's money arrived
+        _processing(quote, txn, payout_events(quote, txn), now=now, usd_value=value)
     return txn

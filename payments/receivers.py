@@ -22,8 +22,7 @@ from payments.errors import BadRequest, FieldError, InvalidInput, ResourceNotFou
 from payments.external_accounts import external_account_get
 from payments.limits import transaction_size_limit
 from payments.models import Customer, InternalAccount, Platform, ReceiverLookup
-from payments.rails import rail_adapter
-from payments.sandbox import uma_parse
+from payments.rails import rail_adapter, uma_parse
 
 
 def _sender(

@@ -1,29 +1,8 @@
-"""The simulated rails (`SandboxRail`, the `payments.rails.Rail` in use) and the sandbox's own
-operations: funding an internal account and paying a realtime-funded quote.
-
-Outcomes follow the interface spec's tables exactly (magic values apply in sandbox mode only):
-
-- Pulls from an external account, by the last 3 digits of its primary identifier: 002 insufficient
-  funds and 003 closed/invalid fail immediately, 004 is rejected by the bank (at once), 005 stays
-  pending 30 seconds then fails; any other collects at once. Failures are COLLECTION_FAILED.
-- Payouts to an external account, by the same suffix, after execution: 002 execution fails
-  (QUOTE_EXECUTION_FAILED), 003 completes after 6 minutes, 004 counterparty delivery fails
-  (ACCOUNT_CANNOT_RECEIVE), 005 completes then is returned 60 seconds later (PAYOUT_RETURNED), 006
-  the user cancels (QUOTE_EXECUTION_FAILED, refund reason USER_CANCELLATION), 007 the payout and its
-  refund both fail; any other completes at once. Every failure refunds the debited amount, but 007.
-- UMA addresses at `sandbox.uma.example`: `$success.usd`, `$success.eur`, `$success.mxn` complete at
-  once in their currency, `$pending.long.usd` stays pending an hour, `$fail.compliance.usd` fails
-  COMPLIANCE_REJECTED. Any other address there does not exist (UMA_NOT_FOUND); other domains cannot
-  be reached from the sandbox (424).
-- "At once" is a step due immediately: the execute answers PROCESSING and the next read (or the
-  task queued at commit) shows the outcome.
-"""
+"""The sandbox's own operations (`/sandbox/...`, 403 in production mode): funding an internal account
+and paying a realtime-funded quote. The simulated rails are `payments/rails/sandbox.py`."""
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
-import re
 from typing import Final
 from uuid import UUID
 
@@ -31,131 +10,13 @@ from django.conf import settings
 from django.db import transaction
 
 from payments import ids
-from payments.customers import SANDBOX_UMA_DOMAIN
-from payments.errors import (
-    BadRequest,
-    FailedDependency,
-    FieldError,
-    Forbidden,
-    InvalidInput,
-    ResourceNotFound,
-)
-from payments.external_accounts import external_account_sandbox_suffix
+from payments.errors import BadRequest, FieldError, Forbidden, InvalidInput, ResourceNotFound
 from payments.ledger import Leg, ledger_internal_account, ledger_post, ledger_system_account
 from payments.models import InternalAccount, LedgerAccount, LedgerJournal, Platform, Quote, Transaction
-from payments.payment_instructions import base58
-from payments.rails import Payout, Pull, RailEvent, Step, UmaReceiver
-from payments.transactions import (
-    funding_legs,
-    steps_from_events,
-    steps_set,
-    transaction_advance,
-    transaction_transition,
-)
+from payments.quotes import quote_funds_received
+from payments.transactions import transaction_advance
 
-NOW: Final = dt.timedelta(0)
-PULL_PENDING: Final = dt.timedelta(seconds=30)
-SLOW_PAYOUT: Final = dt.timedelta(minutes=6)
-RETURNED_AFTER: Final = dt.timedelta(seconds=60)
-LONG_PENDING: Final = dt.timedelta(hours=1)
 MAX_FUND_AMOUNT: Final = 10**11
-
-_PULL_OUTCOMES: Final = {
-    "002": RailEvent(NOW, Step.FAIL, "COLLECTION_FAILED", "insufficient funds in the source account"),
-    "003": RailEvent(NOW, Step.FAIL, "COLLECTION_FAILED", "the source account is closed or invalid"),
-    "004": RailEvent(NOW, Step.FAIL, "COLLECTION_FAILED", "the bank rejected the transfer"),
-    "005": RailEvent(PULL_PENDING, Step.FAIL, "COLLECTION_FAILED", "the pull stayed pending, then failed"),
-}
-_PAYOUT_OUTCOMES: Final = {
-    "002": [RailEvent(NOW, Step.FAIL, "QUOTE_EXECUTION_FAILED", "quote execution failed")],
-    "003": [RailEvent(SLOW_PAYOUT, Step.COMPLETE)],
-    "004": [RailEvent(NOW, Step.FAIL, "ACCOUNT_CANNOT_RECEIVE", "counterparty delivery failed")],
-    "005": [
-        RailEvent(NOW, Step.COMPLETE),
-        RailEvent(RETURNED_AFTER, Step.RETURN, "PAYOUT_RETURNED", "the bank returned the payment"),
-    ],
-    "006": [
-        RailEvent(
-            NOW, Step.FAIL, "QUOTE_EXECUTION_FAILED", "the user cancelled", refund_reason="USER_CANCELLATION"
-        )
-    ],
-    "007": [
-        RailEvent(NOW, Step.FAIL, "QUOTE_EXECUTION_FAILED", "payout and refund failed", refund_fails=True)
-    ],
-}
-# Local part → (currency, what happens to a payment to or from it).
-_UMA_ADDRESSES: Final = {
-    "success.usd": ("USD", RailEvent(NOW, Step.COMPLETE)),
-    "success.eur": ("EUR", RailEvent(NOW, Step.COMPLETE)),
-    "success.mxn": ("MXN", RailEvent(NOW, Step.COMPLETE)),
-    "pending.long.usd": ("USD", RailEvent(LONG_PENDING, Step.COMPLETE)),
-    "fail.compliance.usd": (
-        "USD",
-        RailEvent(NOW, Step.FAIL, "COMPLIANCE_REJECTED", "the counterparty's compliance check failed"),
-    ),
-}
-UMA_ADDRESS: Final = re.compile(r"^\$([a-z0-9._+-]{1,64})@([a-z0-9-]+(\.[a-z0-9-]+)+)$", re.IGNORECASE)
-_EVM: Final = frozenset({"ETHEREUM", "BASE", "POLYGON", "PLASMA"})
-
-
-def uma_parse(address: str) -> tuple[str, str] | None:
-    """(local part, domain) of a well-formed `$user@domain` address, lower-cased; None otherwise."""
-    match = UMA_ADDRESS.fullmatch(address.strip())
-    return (match.group(1).lower(), match.group(2).lower()) if match else None
-
-
-def _sandbox_uma(address: str) -> tuple[str, RailEvent] | None:
-    parsed = uma_parse(address)
-    if not settings.SANDBOX or parsed is None or parsed[1] != SANDBOX_UMA_DOMAIN:
-        return None
-    return _UMA_ADDRESSES.get(parsed[0])
-
-
-class SandboxRail:
-    """Simulated rails: outcomes from the magic values above; everything else succeeds at once."""
-
-    def payout(self, payout: Payout) -> list[RailEvent]:
-        if payout.uma_address:
-            found = _sandbox_uma(payout.uma_address)
-            return [found[1]] if found else [RailEvent(NOW, Step.COMPLETE)]
-        if payout.external_account is not None:
-            suffix = external_account_sandbox_suffix(payout.external_account)
-            return list(_PAYOUT_OUTCOMES.get(suffix, [RailEvent(NOW, Step.COMPLETE)]))
-        return [RailEvent(NOW, Step.COMPLETE)]
-
-    def pull(self, pull: Pull) -> list[RailEvent]:
-        suffix = external_account_sandbox_suffix(pull.external_account)
-        return [_PULL_OUTCOMES.get(suffix, RailEvent(NOW, Step.COMPLETE))]
-
-    def incoming(self, *, sender: str) -> list[RailEvent]:
-        found = _sandbox_uma(sender)
-        return [found[1]] if found else [RailEvent(NOW, Step.COMPLETE)]
-
-    def uma_receiver(self, address: str) -> UmaReceiver | None:
-        parsed = uma_parse(address)
-        if parsed is None:
-            return None
-        if parsed[1] != SANDBOX_UMA_DOMAIN:
-            raise FailedDependency(
-                f"The counterparty at {parsed[1]} cannot be reached: the sandbox simulates only "
-                f"{SANDBOX_UMA_DOMAIN} addresses",
-                umaAddress=address,
-            )
-        found = _sandbox_uma(address)
-        return UmaReceiver(address=address, currencies=(found[0],)) if found else None
-
-    def uma_sender_currency(self, address: str) -> str | None:
-        found = _sandbox_uma(address)
-        return found[0] if found else None
-
-    def on_chain_hash(self, *, transaction_id: UUID, network: str) -> str:
-        digest = hashlib.sha256(b"sandbox-chain:" + network.encode() + transaction_id.bytes).digest()
-        if network == "SOLANA":
-            return base58(digest + hashlib.sha256(digest).digest())
-        return ("0x" if network in _EVM else "") + digest.hex()
-
-
-# --- sandbox operations -------------------------------------------------------------------------------
 
 
 def sandbox_only() -> None:
@@ -214,47 +75,4 @@ def sandbox_send(*, platform: Platform, quote_id: UUID, currency: str, amount: i
             ]
         )
     txn = transaction_advance(transaction_id=quote.transaction.pk)  # expiry first
-    from payments.quotes import quote_funds_received
-
     return quote_funds_received(amount=amount, transaction_id=txn.pk)
-
-
-def realtime_funding_steps(quote: Quote, txn: Transaction, *, now: dt.datetime, usd_value: int) -> None:
-    """Record the arrived funds and schedule the payout (locked quote and transaction)."""
-    ledger_post(
-        platform_id=quote.platform_id,
-        kind=LedgerJournal.Kind.FUNDING,
-        key=f"txn:{txn.pk}:funding",
-        legs=funding_legs(quote),
-        txn=txn,
-    )
-    steps_set(txn, steps_from_events(payout_events(quote, txn), start=now))
-    transaction_transition(
-        txn,
-        Transaction.Status.PROCESSING,
-        quote=quote,
-        locked=True,
-        quote_changes={"executed_at": now},
-        executed_at=now,
-        usd_value=usd_value,
-        steps=txn.steps,
-        next_step_at=txn.next_step_at,
-    )
-
-
-def payout_events(quote: Quote, txn: Transaction) -> list[RailEvent]:
-    from payments.rails import rail_adapter
-
-    # A UMA address of the platform's own customer resolves to an internal account: a book transfer.
-    internal = quote.destination_internal_account_id is not None
-    return rail_adapter().payout(
-        Payout(
-            transaction_id=txn.pk,
-            rail=quote.rail,
-            currency=quote.receiving_currency,
-            amount=quote.total_receiving_amount,
-            external_account=quote.destination_external_account,
-            uma_address="" if internal else quote.destination_uma_address,
-            internal=internal,
-        )
-    )

@@ -55,7 +55,7 @@ from payments.models import LedgerAccount, LedgerJournal, Platform, Quote, Trans
 from payments.models import TransactionStatus as Status
 from payments.query_plans import plan_first, plan_update
 from payments.quote_status import QUOTE_TRANSITIONS, quote_transition
-from payments.rails import RailEvent, Step
+from payments.rails import Payout, RailEvent, Step, rail_adapter
 from payments.state_machines import StateMachine
 from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
@@ -210,6 +210,23 @@ def steps_from_events(events: Iterable[RailEvent], *, start: dt.datetime) -> lis
         for e in events
     ]
     return sorted(steps, key=lambda s: s["at"])
+
+
+def payout_events(quote: Quote, txn: Transaction) -> list[RailEvent]:
+    """What the rail in use says will happen to the quote's payout (steps to schedule from now)."""
+    # A UMA address of the platform's own customer resolves to an internal account: a book transfer.
+    internal = quote.destination_internal_account_id is not None
+    return rail_adapter().payout(
+        Payout(
+            transaction_id=txn.pk,
+            rail=quote.rail,
+            currency=quote.receiving_currency,
+            amount=quote.total_receiving_amount,
+            external_account=quote.destination_external_account,
+            uma_address="" if internal else quote.destination_uma_address,
+            internal=internal,
+        )
+    )
 
 
 def steps_set(txn: Transaction, steps: list[dict[str, Any]]) -> None:
@@ -499,8 +516,6 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
             book_transfers.book_transfer_receive(quote, txn)
         network = _on_chain_network(quote)
         if network:
-            from payments.rails import rail_adapter
-
             on_chain = {
                 "transactionHash": rail_adapter().on_chain_hash(transaction_id=txn.pk, network=network),
                 "network": network,

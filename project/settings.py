@@ -359,6 +359,9 @@ if os.environ.get("DEV_OIDC_CLIENTS_JSON"):
 if DEV_OIDC_ENABLED:
     OIDC_ISSUERS.setdefault(DEV_OIDC_ISSUER, {"jwks_uri": f"{DEV_OIDC_ISSUER}/jwks"})
 
+# The rail adapter (payments/rails/): dotted path of a payments.rails.Rail class. Rails stay simulated.
+PAYMENT_RAIL_ADAPTER = os.environ.get("PAYMENT_RAIL_ADAPTER", "payments.rails.sandbox.SandboxRail")
+
 # Embedded-wallet authentication (wallets/; README "Embedded wallets").
 # Dotted path of a class with send(*, to, message); wallets.sms.LocmemSmsBackend keeps an outbox.
 SMS_BACKEND = os.environ.get("SMS_BACKEND", "wallets.sms.ConsoleSmsBackend")

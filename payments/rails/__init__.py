@@ -13,18 +13,28 @@ talks to a bank, chain or UMA provider any other way:
 The answers are stored on the transaction as due steps and applied by a task, a periodic sweep or
 the next read, whichever comes first, so nothing waits for a rail while a row lock is held. A real
 adapter would submit the instruction after commit and feed the bank's or chain's callbacks in as the
-same steps. Rails stay simulated in both service modes (DESIGN.md); `rail_adapter()` is the switch.
+same steps. Rails stay simulated in both service modes (DESIGN.md): the adapter in use is the class
+the `PAYMENT_RAIL_ADAPTER` setting names, by default the simulation in `payments/rails/sandbox.py`,
+which builds on this module and is never imported by it. `uma_parse` reads the `$user@domain`
+address syntax every rail shares.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from functools import cache
+from typing import Final, Protocol
 from uuid import UUID
 
+from django.conf import settings
+from django.utils.module_loading import import_string
+
 from payments.models import ExternalAccount
+
+UMA_ADDRESS: Final = re.compile(r"^\$([a-z0-9._+-]{1,64})@([a-z0-9-]+(\.[a-z0-9-]+)+)$", re.IGNORECASE)
 
 
 class Step(StrEnum):
@@ -89,8 +99,17 @@ class Rail(Protocol):
     def on_chain_hash(self, *, transaction_id: UUID, network: str) -> str: ...
 
 
-def rail_adapter() -> Rail:
-    """The rail in use. Only the sandbox simulation exists; a real integration is selected here."""
-    from payments.sandbox import SandboxRail  # the sandbox builds on this module's types
+def uma_parse(address: str) -> tuple[str, str] | None:
+    """(local part, domain) of a well-formed `$user@domain` address, lower-cased; None otherwise."""
+    match = UMA_ADDRESS.fullmatch(address.strip())
+    return (match.group(1).lower(), match.group(2).lower()) if match else None
 
-    return SandboxRail()
+
+@cache
+def _adapter_class(path: str) -> type[Rail]:
+    return import_string(path)
+
+
+def rail_adapter() -> Rail:
+    """The rail in use: an instance of the class `settings.PAYMENT_RAIL_ADAPTER` names."""
+    return _adapter_class(settings.PAYMENT_RAIL_ADAPTER)()
