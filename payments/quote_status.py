@@ -4,7 +4,7 @@ PENDING ──execute──▶ PROCESSING ──▶ COMPLETED ──(payout retu
    │                     └────────▶ FAILED
    ├──expiresAt passed──▶ EXPIRED
    ├──funds that do not match (realtime funding)──▶ FAILED
-   └──SCA required (payments/sca.py)──▶ PENDING_AUTHORIZATION ──last challenge authorized──▶ PROCESSING
+   └──SCA required (payments/sca/)────▶ PENDING_AUTHORIZATION ──last challenge authorized──▶ PROCESSING
                                            │   (realtime funding: back to PENDING, instructions issued)
                                            └──challenge lapsed──▶ FAILED (SCA_NOT_COMPLETED)
 

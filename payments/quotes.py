@@ -23,7 +23,7 @@ Decisions where the interface spec and the reference leave room:
   (`payments.idempotency`): a repeat gets the first answer without reaching them.
 - Customers must be APPROVED (403 USER_NOT_READY) and, unless the platform is a regulated financial
   institution, have accepted the End User Terms (403 END_USER_TERMS_NOT_ACCEPTED).
-- SCA (`payments/sca.py`): for an outgoing transfer of a customer in an SCA region (EU/EEA address),
+- SCA (`payments/sca/`): for an outgoing transfer of a customer in an SCA region (EU/EEA address),
   execute (or `immediatelyExecute`, or creating a realtime-funded quote) moves the quote to
   PENDING_AUTHORIZATION with an `scaChallenge` instead of starting it; `quote_release` runs the
   execution once every challenge is authorized. Everyone else is untouched.
@@ -68,7 +68,8 @@ from payments.payment_instructions import (
 )
 from payments.query_plans import plan_first
 from payments.rails import Pull, RailEvent, rail_adapter, uma_parse
-from payments.sca import sca_quote_hold, sca_required
+from payments.sca.payment_challenges import sca_quote_hold
+from payments.sca.region import sca_required
 from payments.transactions import (
     debit_legs,
     expiry_step,
@@ -917,8 +918,9 @@ def _processing(
 
 
 def quote_release(quote: Quote, txn: Transaction) -> None:
-    """Run the execution SCA held back, once every challenge is authorized (`payments.sca`; the
-    transaction's row lock held). Rechecks what may have changed while the customer authorized."""
+    """Run the execution SCA held back, once every challenge is authorized
+    (`payments.sca.payment_challenges`; the transaction's row lock held). Rechecks what may have
+    changed while the customer authorized."""
     _check_still_usable(txn.platform, quote)
     _execute_locked(quote, txn)
 

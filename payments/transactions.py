@@ -6,7 +6,7 @@ Outgoing (OutgoingTransactionStatus):
     PENDING ──execute / funds arrive──▶ PROCESSING ──▶ COMPLETED ──(returned)──▶ FAILED
        ├──expiresAt passed──▶ EXPIRED                └──▶ FAILED (refunded)
        ├──▶ FAILED (funding mismatch)
-       └──▶ PENDING_AUTHORIZATION (SCA, payments/sca.py) ──▶ PROCESSING, PENDING (realtime funding),
+       └──▶ PENDING_AUTHORIZATION (SCA, payments/sca/) ────▶ PROCESSING, PENDING (realtime funding),
                                                              FAILED (SCA_NOT_COMPLETED), EXPIRED
 
 Incoming (TransactionStatus): CREATED → PENDING → PROCESSING → COMPLETED → REFUNDED, with

@@ -373,7 +373,7 @@ WALLET_OTP_CHALLENGES_PER_WINDOW = env_int("WALLET_OTP_CHALLENGES_PER_WINDOW", d
 WALLET_OTP_CHALLENGE_WINDOW_SECONDS = env_int("WALLET_OTP_CHALLENGE_WINDOW_SECONDS", default=600)
 WALLET_SANDBOX_SLOW_SECONDS = env_int("WALLET_SANDBOX_SLOW_SECONDS", default=5)  # `slow-wallet` switch
 
-# Strong Customer Authentication (payments/sca.py; README "Strong Customer Authentication").
+# Strong Customer Authentication (payments/sca/; README "Strong Customer Authentication").
 SCA_CHALLENGE_SECONDS = env_int("SCA_CHALLENGE_SECONDS", default=300)
 SCA_SESSION_DAYS = env_int("SCA_SESSION_DAYS", default=180)
 SCA_MAX_FAILED_ATTEMPTS = env_int("SCA_MAX_FAILED_ATTEMPTS", default=5)

@@ -19,8 +19,8 @@ from payments.api.parsing import ApiSerializer, parse_body
 from payments.api.schema import operations, path_parameter
 from payments.models import Quote
 from payments.quotes import QuoteRequest, quote_create, quote_execute, quote_get
-from payments.sca import NOT_COMPLETED as SCA_NOT_COMPLETED
-from payments.sca import sca_challenge_view
+from payments.sca.errors import NOT_COMPLETED as SCA_NOT_COMPLETED
+from payments.sca.payment_challenges import sca_challenge_view
 from payments.wire.money import (
     CurrencySerializer,
     PaymentInstructionsSerializer,

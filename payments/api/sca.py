@@ -20,19 +20,16 @@ from payments.api.parsing import ApiSerializer, parse_body
 from payments.api.quotes import QuoteSerializer, render_quote
 from payments.api.schema import operations, path_parameter
 from payments.errors import FieldError, InvalidInput
-from payments.sca import (
-    ScaProof,
-    quote_authorize,
-    quote_authorize_resend,
+from payments.sca.factors import (
     sca_factor_delete,
     sca_factor_list,
-    sca_login_complete,
-    sca_login_start,
     sca_not_supported,
     sca_passkey_enroll_confirm,
     sca_passkey_enroll_start,
-    sca_quote_check,
 )
+from payments.sca.login import sca_login_complete, sca_login_start
+from payments.sca.payment_challenges import quote_authorize, quote_authorize_resend, sca_quote_check
+from payments.sca.proofs import ScaProof
 from payments.wire.parsing import CrossCheckedSerializer
 from payments.wire.sca import FACTORS
 from payments.wire.time import utc_timestamp

@@ -66,7 +66,7 @@ class ScaPasskey(PlatformScoped):
 class ScaChallenge(PlatformScoped):
     """One issued challenge. Payment challenges belong to a quote (`step` of its sequence, `purpose`);
     login and enrollment challenges to the customer alone. Change `status` only through
-    `payments.sca.sca_challenge_transition`."""
+    `payments.sca.challenges.sca_challenge_transition`."""
 
     ID_KIND = "ScaChallenge"
     Status = ScaChallengeStatus

@@ -10,7 +10,7 @@ from payments.models import ScaFactor
 from payments.wire.time import utc_timestamp
 
 if TYPE_CHECKING:
-    from payments.sca import ChallengeView
+    from payments.sca.payment_challenges import ChallengeView
 
 FACTORS = [f.value for f in ScaFactor]
 

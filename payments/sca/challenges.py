@@ -1,0 +1,48 @@
+"""The challenge state machine: the one way an SCA challenge's status changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from payments.models import Customer, Quote, ScaChallenge, ScaChallengeStatus
+from payments.state_machines import StateMachine, update_row
+
+Status = ScaChallengeStatus
+Kind = ScaChallenge.Kind
+
+CHALLENGE_TRANSITIONS = StateMachine(
+    "SCA challenge",
+    {
+        Status.PENDING: {Status.VERIFIED, Status.EXPIRED, Status.CANCELLED},
+        Status.VERIFIED: set(),
+        Status.EXPIRED: set(),
+        Status.CANCELLED: set(),
+    },
+    noun="An SCA challenge",
+    id_detail="challengeId",
+)
+
+
+def sca_challenge_transition(challenge: ScaChallenge, to: str, **changes: Any) -> ScaChallenge:
+    """Move a challenge along CHALLENGE_TRANSITIONS: the one way its status changes. The caller holds
+    the lock that guards it (the transaction's for a payment challenge, the profile's otherwise) and
+    read it with `select_for_update`. Reaching the current status again is a no-op."""
+    CHALLENGE_TRANSITIONS.move(challenge, Status(to), locked=True, changes=changes, write=update_row)
+    return challenge
+
+
+def _cancel_pending(customer: Customer, kind: str) -> None:
+    """A new login or enrollment replaces the customer's pending one (profile lock held)."""
+    for challenge in ScaChallenge.objects.select_for_update().filter(
+        customer=customer, kind=kind, status=Status.PENDING
+    ):
+        sca_challenge_transition(challenge, Status.CANCELLED)
+
+
+def _pending_challenge(quote: Quote) -> ScaChallenge | None:
+    return (
+        ScaChallenge.objects.select_for_update()
+        .filter(quote_id=quote.pk, status=Status.PENDING)
+        .order_by("-step")
+        .first()
+    )

@@ -1,0 +1,170 @@
+"""SCA login: start (an SMS code or passkey options) and complete, which opens the customer's session."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.db import transaction
+
+from payments import clock, ids
+from payments.errors import FieldError, InvalidInput, NotImplementedByService, RateLimited, ServiceError
+from payments.models import Customer, Platform, ScaChallenge, ScaFactor, ScaPasskey, ScaProfile
+from payments.sca.challenges import Kind, Status, _cancel_pending, sca_challenge_transition
+from payments.sca.errors import _proof_refused
+from payments.sca.profile import _lock_check, _profile_lock
+from payments.sca.proofs import ScaProof, _assertion_options, _check_proof, _code_set
+from payments.sca.region import _sca_customer
+from payments.wire.time import utc_timestamp
+
+
+@dataclass(frozen=True)
+class LoginStart:
+    factor: str
+    challenge_id: str = ""
+    expires_at: dt.datetime | None = None
+    passkey_options: dict[str, Any] | None = None
+    allowed_origins: list[str] = field(default_factory=list)
+    relying_party_id: str = ""
+
+
+def _login_quota_check(customer: Customer, now: dt.datetime) -> None:
+    window = dt.timedelta(seconds=settings.SCA_LOGIN_CODE_WINDOW_SECONDS)
+    quota = settings.SCA_LOGIN_CODES_PER_WINDOW
+    recent = list(
+        ScaChallenge.objects.filter(
+            customer=customer, kind=Kind.LOGIN, factor=ScaFactor.SMS_OTP, created_at__gt=now - window
+        )
+        .order_by("-created_at")
+        .values_list("created_at", flat=True)[:quota]
+    )
+    if len(recent) >= quota:
+        retry_after = math.ceil((recent[-1] + window - now).total_seconds())
+        raise RateLimited(
+            f"At most {quota} SMS login codes per {int(window.total_seconds())} seconds; "
+            f"retry after {retry_after} seconds",
+            retry_after=retry_after,
+        )
+
+
+def sca_login_start(*, platform: Platform, customer_id: UUID, factor: str) -> LoginStart:
+    """Start an SCA login: an SMS code (sent; `challengeId`) or passkey request options."""
+    customer = _sca_customer(platform, customer_id)
+    if factor == ScaFactor.TOTP:
+        raise NotImplementedByService(
+            "TOTP factors are not supported by this service; use SMS_OTP or PASSKEY"
+        )
+    with transaction.atomic():
+        profile = _profile_lock(customer)
+        now = clock.now()
+        if locked := _lock_check(profile, now):
+            raise locked
+        passkey = None
+        if factor == ScaFactor.SMS_OTP:
+            if not customer.phone_number:
+                raise InvalidInput(
+                    errors=[
+                        FieldError("factor", "SMS_OTP needs the customer's phoneNumber, which is not set", {})
+                    ]
+                )
+            _login_quota_check(customer, now)
+        else:
+            passkey = ScaPasskey.objects.filter(customer=customer).first()
+            if passkey is None:
+                raise InvalidInput(
+                    errors=[
+                        FieldError("factor", "the customer has no passkey enrolled (POST /sca/factors)", {})
+                    ]
+                )
+        _cancel_pending(customer, Kind.LOGIN)
+        challenge = ScaChallenge(
+            id=ids.uuid7(),
+            platform_id=customer.platform_id,
+            customer=customer,
+            kind=Kind.LOGIN,
+            factor=factor,
+            expires_at=now + dt.timedelta(seconds=settings.SCA_CHALLENGE_SECONDS),
+            created_at=now,
+            updated_at=now,
+        )
+        if passkey is None:
+            minutes = max(1, settings.SCA_CHALLENGE_SECONDS // 60)
+            _code_set(
+                challenge,
+                customer,
+                f"{{code}} is your code to sign in to {platform.name}. It expires in {minutes} minutes. "
+                "Never share it.",
+                now,
+            )
+        else:
+            challenge.webauthn_challenge = secrets.token_hex(32)
+        challenge.save(force_insert=True)
+    if passkey is None:
+        return LoginStart(factor=factor, challenge_id=challenge.public_id, expires_at=challenge.expires_at)
+    return LoginStart(
+        factor=factor,
+        passkey_options=_assertion_options(challenge.webauthn_challenge, passkey),
+        allowed_origins=list(settings.WEBAUTHN_ALLOWED_ORIGINS),
+        relying_party_id=settings.WEBAUTHN_RP_ID,
+    )
+
+
+def sca_login_complete(
+    *,
+    platform: Platform,
+    customer_id: UUID,
+    factor: str,
+    challenge_id: str | None,
+    proof: ScaProof,
+) -> ScaProfile:
+    """Check the proof of the pending login; on success the SCA session runs `SCA_SESSION_DAYS`."""
+    customer = _sca_customer(platform, customer_id)
+    if factor == ScaFactor.TOTP:
+        raise NotImplementedByService("TOTP factors are not supported by this service")
+    refusal: ServiceError | None = None
+    with transaction.atomic():
+        profile = _profile_lock(customer)
+        now = clock.now()
+        if locked := _lock_check(profile, now):
+            raise locked
+        pending = ScaChallenge.objects.select_for_update().filter(
+            customer=customer, kind=Kind.LOGIN, status=Status.PENDING, factor=factor
+        )
+        if factor == ScaFactor.SMS_OTP:
+            if not challenge_id:
+                raise InvalidInput(
+                    errors=[FieldError("challengeId", "is required for SMS_OTP", {"required": True})]
+                )
+            pending = pending.filter(pk=ids.parse_or_none("ScaChallenge", challenge_id))
+        challenge = pending.order_by("-created_at").first()
+        if challenge is None:
+            raise _proof_refused(
+                f"No {factor} SCA login is pending for this customer (a newer start replaces an older one); "
+                "start one with POST /sca/login/start",
+                "NO_LOGIN_PENDING",
+            )
+        if challenge.expires_at <= now:
+            sca_challenge_transition(challenge, Status.EXPIRED)
+            refusal = _proof_refused(
+                f"The SCA login expired at {utc_timestamp(challenge.expires_at)}; start a new one",
+                "CHALLENGE_EXPIRED",
+            )
+        else:
+            refusal = _check_proof(challenge, profile, proof, now)
+        if refusal is None:
+            sca_challenge_transition(challenge, Status.VERIFIED, verified_at=now)
+            profile.failed_attempts = 0
+            profile.session_started_at = now
+            profile.session_expires_at = now + dt.timedelta(days=settings.SCA_SESSION_DAYS)
+            profile.session_factor = factor
+            profile.session_ip_address = proof.end_user_ip_address[:45]
+            profile.touch()
+            profile.save()
+    if refusal is not None:
+        raise refusal
+    return profile
