@@ -13,7 +13,7 @@ from payments import ids
 from payments.errors import BadRequest, FieldError, Forbidden, InvalidInput, ResourceNotFound
 from payments.ledger import Leg, ledger_internal_account, ledger_post, ledger_system_account
 from payments.models import InternalAccount, LedgerAccount, LedgerJournal, Platform, Quote, Transaction
-from payments.quotes import quote_funds_received
+from payments.quotes.execute import quote_funds_received
 from payments.transactions import transaction_advance
 
 MAX_FUND_AMOUNT: Final = 10**11

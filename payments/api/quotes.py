@@ -18,7 +18,10 @@ from payments.api.idempotency import IDEMPOTENCY_KEY, idempotent
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.api.schema import operations, path_parameter
 from payments.models import Quote
-from payments.quotes import QuoteRequest, quote_create, quote_execute, quote_get
+from payments.quotes.create import quote_create
+from payments.quotes.execute import quote_execute
+from payments.quotes.read import quote_get
+from payments.quotes.request import QuoteRequest
 from payments.sca.errors import NOT_COMPLETED as SCA_NOT_COMPLETED
 from payments.sca.payment_challenges import sca_challenge_view
 from payments.wire.money import (

@@ -19,7 +19,8 @@ from payments.api.schema import operations
 from payments.api.transactions import TransactionOneOf, render_transaction
 from payments.errors import BadRequest
 from payments.pricing import MAX_AMOUNT
-from payments.quotes import QuoteRequest, quote_create
+from payments.quotes.create import quote_create
+from payments.quotes.request import QuoteRequest
 from payments.transfers import transfer_in_amount, transfer_out_amount
 
 TAGS = ["Same-Currency Transfers"]

@@ -1,6 +1,6 @@
 """The boundary to payment rails: the one interface a real rail integration implements.
 
-The engine (`payments/quotes.py`, `payments/transactions.py`) asks a rail three things and never
+The engine (`payments/quotes/`, `payments/transactions.py`) asks a rail three things and never
 talks to a bank, chain or UMA provider any other way:
 
 - `payout(Payout)`: send money out; answers the events that will follow (settled, failed, returned)

@@ -229,7 +229,7 @@ def _release(quote: Quote, txn: Transaction) -> None:
             next_step_at=txn.next_step_at,
         )
         return
-    from payments.quotes import quote_release  # quotes imports this module for its hooks
+    from payments.quotes.execute import quote_release  # quotes imports this module for its hooks
 
     quote_release(quote, txn)
 
@@ -295,7 +295,7 @@ def _authorize_locked(quote: Quote, txn: Transaction, proof: ScaProof) -> Servic
 
 def sca_quote_check(*, platform: Platform, quote_id: UUID) -> Quote:
     """The quote, when SCA applies to it: 404 for an unknown quote, 409 outside an SCA region."""
-    from payments.quotes import quote_get  # quotes imports this module for its hooks
+    from payments.quotes.read import quote_get  # quotes imports this module for its hooks
 
     quote = quote_get(platform=platform, quote_id=quote_id)
     if not sca_required(quote):
@@ -312,7 +312,7 @@ def quote_authorize(*, platform: Platform, quote_id: UUID, proof: ScaProof) -> Q
     400 (wrong code, rejected or malformed assertion, lapsed challenge), 423 ACCOUNT_LOCKED, and
     what execution raises when the last challenge releases the transfer (then nothing changes).
     """
-    from payments.quotes import quote_get  # quotes imports this module for its hooks
+    from payments.quotes.read import quote_get  # quotes imports this module for its hooks
 
     quote = sca_quote_check(platform=platform, quote_id=quote_id)
     with transaction.atomic():

@@ -1,0 +1,146 @@
+"""Creating a quote: resolve, price, store the quote with its PENDING transaction, and hold it
+for SCA or execute it at once when asked."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from payments import clock, ids, pricing, rates
+from payments.account_info import PAYMENT_RAILS
+from payments.limits import limits_check_size
+from payments.models import Platform, Quote, ReceiverLookup, Transaction
+from payments.quotes.execute import execute_locked
+from payments.quotes.price import quote_price
+from payments.quotes.request import DestinationKind, Ends, QuoteRequest, SourceKind
+from payments.quotes.resolve import resolve_ends
+from payments.quotes.wire_pieces import (
+    instructions_for,
+    quote_destination,
+    quote_source,
+    receiver_lookup_get,
+    stored_rate_details,
+    transaction_ends,
+)
+from payments.sca.payment_challenges import sca_quote_hold
+from payments.sca.region import sca_required
+from payments.transactions import expiry_step, steps_set, transaction_reference
+
+
+def quote_create(*, platform: Platform, request: QuoteRequest) -> Quote:
+    """Price and lock a transfer; with `immediately_execute` also execute it (all or nothing).
+
+    Raises InvalidInput (every field problem of both ends at once), 400 AMOUNT_OUT_OF_RANGE when the
+    fees would swallow the amount (with the smallest amount that works), 400
+    TRANSACTION_SIZE_LIMIT_EXCEEDED, 403 USER_NOT_READY / END_USER_TERMS_NOT_ACCEPTED, 404
+    UMA_NOT_FOUND / LOOKUP_REQUEST_NOT_FOUND, and what execution raises.
+    """
+    ends = resolve_ends(platform, request)
+    lookup = receiver_lookup_get(platform, request.lookup_id)
+    price = quote_price(platform, request, ends)
+    limits_check_size(platform=platform, amount=price.total_sending_amount, currency=ends.sending)
+    with transaction.atomic():
+        quote = _store(platform, request, ends, price, lookup)
+        realtime = ends.source_kind == SourceKind.REALTIME
+        if (request.immediately_execute or realtime) and sca_required(quote):
+            sca_quote_hold(quote, quote.transaction, factor=request.sca_factor)
+        elif request.immediately_execute and ends.source_kind != SourceKind.REALTIME:
+            execute_locked(quote, quote.transaction)
+    return quote
+
+
+def _store(
+    platform: Platform,
+    request: QuoteRequest,
+    ends: Ends,
+    price: pricing.Price,
+    lookup: ReceiverLookup | None,
+) -> Quote:
+    now = clock.now()
+    lifetime = rates.quote_lifetime(ends.rail)
+    if ends.funding_rail:
+        lifetime = min(lifetime, rates.quote_lifetime(ends.funding_rail))
+    expires_at = now + lifetime
+    quote_id, txn_id = ids.uuid7(), ids.uuid7()
+    reference = transaction_reference(txn_id)
+    destination = quote_destination(request, ends)
+    instructions, payload = instructions_for(quote_id, ends, price, reference, expires_at, destination)
+    quote = Quote.objects.create(
+        id=quote_id,
+        platform=platform,
+        status=Quote.Status.PENDING,
+        expires_at=expires_at,
+        customer=ends.customer,
+        source=quote_source(request, ends),
+        destination=destination,
+        source_kind=ends.source_kind,
+        source_internal_account=ends.source_internal,
+        source_external_account=ends.source_external,
+        destination_kind=ends.destination_kind,
+        destination_internal_account=ends.destination_internal,
+        destination_external_account=ends.destination_external,
+        destination_uma_address=ends.uma_address,
+        rail=ends.rail,
+        rail_selection_mode=ends.rail_mode,
+        funding_rail=ends.funding_rail,
+        sending_currency=ends.sending,
+        receiving_currency=ends.receiving,
+        locked_side=request.locked_side,
+        locked_amount=request.locked_amount,
+        total_sending_amount=price.total_sending_amount,
+        total_receiving_amount=price.total_receiving_amount,
+        fees_included=price.fees_included,
+        platform_fees_included=price.platform_fees_included,
+        converted_amount=price.converted_amount,
+        counterparty_fee=price.rate_details["counterpartyFixedFee"],
+        exchange_rate=str(price.exchange_rate),
+        rate_details=stored_rate_details(price.rate_details),
+        payment_instructions=instructions,
+        payload_to_sign=payload,
+        description=request.description,
+        remittance_information=request.remittance_information,
+        purpose_of_payment=request.purpose_of_payment,
+        sender_customer_info=dict(request.sender_customer_info),
+        lookup=lookup,
+        immediately_execute=request.immediately_execute,
+        created_at=now,
+        updated_at=now,
+    )
+    source, destination_wire = transaction_ends(ends)
+    incoming = ends.source_kind == SourceKind.EXTERNAL
+    txn = Transaction(
+        id=txn_id,
+        platform=platform,
+        type=Transaction.Type.INCOMING if incoming else Transaction.Type.OUTGOING,
+        direction=Transaction.Direction.CREDIT if incoming else Transaction.Direction.DEBIT,
+        status=Transaction.Status.PENDING,
+        quote=quote,
+        customer=ends.customer,
+        platform_customer_id=ends.customer.platform_customer_id if ends.customer else "",
+        source=source,
+        destination=destination_wire,
+        sender_identifier=source.get("accountId", ""),
+        receiver_identifier=destination_wire.get("accountId") or destination_wire.get("umaAddress", ""),
+        source_internal_account=ends.source_internal,
+        destination_internal_account=ends.destination_internal,
+        sent_amount=price.total_sending_amount,
+        sent_currency=ends.sending,
+        received_amount=price.total_receiving_amount,
+        received_currency=ends.receiving,
+        exchange_rate=str(price.exchange_rate),
+        fees=price.fees_included,
+        platform_fees=price.platform_fees_included,
+        rate_details=quote.rate_details,
+        payment_rail=ends.rail
+        if ends.rail in PAYMENT_RAILS and ends.destination_kind == DestinationKind.EXTERNAL
+        else "",
+        rail_selection_mode=ends.rail_mode,
+        reference=reference,
+        description=request.description,
+        remittance_information=request.remittance_information,
+        purpose_of_payment=request.purpose_of_payment,
+        created_at=now,
+        updated_at=now,
+    )
+    steps_set(txn, [expiry_step(expires_at)])
+    txn.save(force_insert=True)
+    return quote

@@ -1,0 +1,51 @@
+"""A parsed quote request and the two ends it resolves to (the bottom of the package)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from payments.models import Customer, ExternalAccount, InternalAccount, Quote
+
+SourceKind = Quote.SourceKind
+DestinationKind = Quote.DestinationKind
+
+
+@dataclass(frozen=True)
+class QuoteRequest:
+    """A parsed `QuoteRequest` (wire names in `source` and `destination`)."""
+
+    source: Mapping[str, Any]
+    destination: Mapping[str, Any]
+    locked_side: str
+    locked_amount: int
+    immediately_execute: bool = False
+    description: str = ""
+    remittance_information: str = ""
+    purpose_of_payment: str = ""
+    platform_fee_override: Mapping[str, Any] | None = None
+    lookup_id: str | None = None
+    sender_customer_info: Mapping[str, Any] = field(default_factory=dict)
+    sca_factor: str | None = None  # preferred factor of an SCA challenge issued at creation
+    same_currency: bool = False  # transfer-in/out: both ends must hold the same currency
+
+
+@dataclass
+class Ends:
+    """Both ends of a transfer, resolved and checked."""
+
+    source_kind: str = ""
+    source_internal: InternalAccount | None = None
+    source_external: ExternalAccount | None = None
+    customer: Customer | None = None
+    sending: str = ""
+    funding_rail: str = ""
+    network: str = ""
+    destination_kind: str = ""
+    destination_internal: InternalAccount | None = None
+    destination_external: ExternalAccount | None = None
+    uma_address: str = ""
+    receiving: str = ""
+    rail: str = ""
+    rail_mode: str = ""
