@@ -42,7 +42,8 @@ from uuid import UUID
 from django.db import transaction
 
 from payments import clock, currencies, ids, money, pricing, rates, wallet_seam
-from payments.account_info import ACCOUNT_TYPES, PAYMENT_RAILS
+from payments.account_info.account_types import ACCOUNT_TYPES
+from payments.account_info.enums import PAYMENT_RAILS
 from payments.book_transfers import uma_own_account
 from payments.customers import consent_is_recorded, customer_get
 from payments.errors import BadRequest, Conflict, FieldError, Forbidden, Gone, InvalidInput, ResourceNotFound
