@@ -35,15 +35,14 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
 from payments import clock, currencies
-from payments.account_info import (
-    ACCOUNT_TYPES,
-    EXTERNAL_ACCOUNT_TYPES,
+from payments.account_info.account_types import ACCOUNT_TYPES, EXTERNAL_ACCOUNT_TYPES
+from payments.account_info.sandbox import (
     InvalidSandboxAccount,
     primary_identifier,
     sandbox_beneficiary_status,
     sandbox_suffix,
-    validate_account_info,
 )
+from payments.account_info.validation import validate_account_info
 from payments.customers import customer_get
 from payments.errors import BadRequest, Conflict, FieldError, InvalidInput, ResourceNotFound
 from payments.models import ExternalAccount, ExternalAccountStatus, ExternalAccountStatusChange, Platform

@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Final
 
 from payments import money
-from payments.account_info import PAYMENT_RAILS
+from payments.account_info.enums import PAYMENT_RAILS
 
 __all__ = [
     "CRYPTO_NETWORKS",

@@ -47,7 +47,7 @@ from django.db import transaction
 from django.db.models import F, Q, QuerySet
 
 from payments import clock, rates
-from payments.account_info import PAYMENT_RAILS
+from payments.account_info.enums import PAYMENT_RAILS
 from payments.errors import Conflict, ResourceNotFound
 from payments.ledger import Leg, ledger_internal_account, ledger_post, ledger_reverse, ledger_system_accounts
 from payments.limits import limits_take_back_daily

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.account_info import PAYMENT_RAILS
+from payments.account_info.enums import PAYMENT_RAILS
 from payments.api.config import FixedFeeSerializer
 from payments.api.idempotency import IDEMPOTENCY_KEY, idempotent
 from payments.api.parsing import ApiSerializer, parse_body

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from payments.account_info import PAYMENT_RAILS
+from payments.account_info.enums import PAYMENT_RAILS
 from payments.api.idempotency import IDEMPOTENCY_KEY, idempotent
 from payments.api.parsing import ApiSerializer, parse_body
 from payments.api.quotes import PURPOSES

@@ -1,7 +1,7 @@
 """Check digits of bank identifiers: ABA routing numbers, IBANs, CLABEs, CBU/CVUs, CPFs and CNPJs.
 
 Pure Python, standard library only. The service's `accountInfo` validation uses these after its
-shape checks (`payments/account_info.py`), and an integrator can run the same checks before it calls
+shape checks (`payments/account_info/`), and an integrator can run the same checks before it calls
 the service (the portal does, as a person types), so a typo is caught early and both sides agree.
 
 Each `*_problem` function takes a value that already has the right shape (digits, length, an IBAN's

@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from payments import currencies, ids
-from payments.account_info import EXTERNAL_ACCOUNT_TYPES
+from payments.account_info.account_types import EXTERNAL_ACCOUNT_TYPES
 from payments.models import ExternalAccount, InternalAccount
 from payments.wire.ids import PublicIdField
 from payments.wire.money import CurrencyAmountSerializer

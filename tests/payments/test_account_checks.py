@@ -11,8 +11,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from payments import account_info
-from payments.account_info import validate_account_info
+from payments.account_info import fields, validate_account_info
 from payments.client import account_checks
 from wallets.portal.forms import SendForm
 
@@ -32,10 +31,10 @@ def test_module_uses_the_standard_library_only():
 
 
 def test_the_service_runs_these_very_functions():
-    assert account_info.ABA_ROUTING_NUMBER.check is account_checks.aba_problem
-    assert account_info.IBAN.check is account_checks.iban_problem
-    assert account_info.CLABE.check is account_checks.clabe_problem
-    assert account_info.CBU_CVU.check is account_checks.cbu_problem
+    assert fields.ABA_ROUTING_NUMBER.check is account_checks.aba_problem
+    assert fields.IBAN.check is account_checks.iban_problem
+    assert fields.CLABE.check is account_checks.clabe_problem
+    assert fields.CBU_CVU.check is account_checks.cbu_problem
 
 
 def test_known_values():
