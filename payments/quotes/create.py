@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from payments import clock, ids, pricing, rates
-from payments.account_info import PAYMENT_RAILS
+from payments.account_info.enums import PAYMENT_RAILS
 from payments.limits import limits_check_size
 from payments.models import Platform, Quote, ReceiverLookup, Transaction
 from payments.quotes.execute import execute_locked

@@ -8,7 +8,7 @@ from typing import Any
 from uuid import UUID
 
 from payments import currencies, ids, rates
-from payments.account_info import ACCOUNT_TYPES
+from payments.account_info.account_types import ACCOUNT_TYPES
 from payments.book_transfers import uma_own_account
 from payments.customers import consent_is_recorded, customer_get
 from payments.errors import BadRequest, FieldError, Forbidden, Gone, InvalidInput, ResourceNotFound
