@@ -3,12 +3,18 @@ from __future__ import annotations
 import base64
 
 import pytest
+from hypothesis import HealthCheck, settings
 from rest_framework.test import APIClient
 
 from payments import clock, service_keys
 from tests import factories
 
 API = "/api/2025-10-13"
+
+# Property tests check behaviour, not speed (make bench measures that): no per-example time limit,
+# which a loaded CI machine overran on tests that pass in milliseconds when it is quiet.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 
 @pytest.fixture(autouse=True)

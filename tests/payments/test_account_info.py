@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from payments.account_info import (
@@ -401,9 +401,6 @@ def fuzzed_bodies(draw):
     return {"accountType": account_type, **body}
 
 
-@settings(
-    deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)  # one input took 1 s on a loaded machine
 @given(fuzzed_bodies() | JSON)
 def test_any_json_gives_errors_never_exceptions(info):
     for error in validate_account_info(info):

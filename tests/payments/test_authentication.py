@@ -77,7 +77,7 @@ def test_the_client_id_must_match_exactly(alter):
     _assert_unauthorized(_get_config(basic(alter(token.client_id), secret)))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(prefix=st.text(max_size=3), suffix=st.text(max_size=3))
 def test_with_the_right_secret_only_the_exact_client_id_authenticates(prefix, suffix):
     _platform, token, secret = factories.platform_with_token()
