@@ -61,6 +61,7 @@ from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
 from payments.wire.time import utc_timestamp
 from payments.wire.transactions import render_transaction
+from project.publishing import task_named
 
 log = logging.getLogger(__name__)
 
@@ -318,6 +319,7 @@ def transactions_advance(transaction_ids: Iterable[UUID]) -> None:
 
 
 RELAY_CHUNK = 25  # transactions per queued task
+ADVANCE_TASK = "payments.tasks.transactions_advance_task"  # payments/tasks.py imports this module
 RELAY_REQUEUE_AFTER = dt.timedelta(seconds=60)  # a queued task that has not run by then was lost
 
 
@@ -329,8 +331,6 @@ def transaction_steps_relay(*, limit: int = 5000) -> int:
     (or fails with) the broker. A due step is queued once (`step_queued_at` records when) and again
     when it is still due RELAY_REQUEUE_AFTER later. Rows locked by a running change are skipped
     until the next run, so relays on several workers never queue the same row twice."""
-    from payments.tasks import transactions_advance_task  # the tasks module imports this one
-
     now = clock.now()
     with transaction.atomic():
         due = list(
@@ -348,7 +348,7 @@ def transaction_steps_relay(*, limit: int = 5000) -> int:
     for start in range(0, len(due), RELAY_CHUNK):
         chunk = [str(pk) for pk in due[start : start + RELAY_CHUNK]]
         try:
-            transactions_advance_task.delay(chunk)
+            task_named(ADVANCE_TASK).delay(chunk)
         except Exception:
             log.warning(
                 "could not queue the due steps of %d transactions; queued again in a minute",
