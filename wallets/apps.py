@@ -6,8 +6,10 @@ class WalletsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Install what payments calls through its one seam (`payments/wallet_seam.py`)."""
+        """Register the signed-retry operations and tasks; install what payments calls through its one
+        seam (`payments/wallet_seam.py`)."""
         from payments import wallet_seam
+        from wallets import export, otp, privacy, sessions, tasks  # noqa: F401 (they register themselves)
         from wallets.contact import contact_change_guard
         from wallets.credentials import wallet_bootstrap
         from wallets.passkeys import assertion_verify, registration_verify
