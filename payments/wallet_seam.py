@@ -21,13 +21,13 @@ tests/project/test_app_seam.py holds both apps to this.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 if TYPE_CHECKING:
-    from payments.models import Customer, InternalAccount
+    from payments.models import InternalAccount
 
 __all__ = [
     "PasskeyError",
@@ -75,23 +75,11 @@ class _Wallets:
 _wallets: _Wallets | None = None
 
 
-def install(
-    *,
-    wallet_stamp_verify: Callable[..., None],
-    registration_verify: Callable[..., Any],
-    assertion_verify: Callable[..., int],
-    contact_change_guard: Callable[..., dict[str, Any] | None],
-    wallet_bootstrap: Callable[[InternalAccount], None],
-) -> None:
-    """Called once by `wallets.apps.WalletsConfig.ready` (again is harmless: the last call wins)."""
+def install(**implementations: Callable[..., Any]) -> None:
+    """Called by `wallets.apps.WalletsConfig.ready` with one implementation per `_Wallets` field (a
+    missing or unknown one raises TypeError; calling again is harmless: the last call wins)."""
     global _wallets
-    _wallets = _Wallets(
-        wallet_stamp_verify=wallet_stamp_verify,
-        registration_verify=registration_verify,
-        assertion_verify=assertion_verify,
-        contact_change_guard=contact_change_guard,
-        wallet_bootstrap=wallet_bootstrap,
-    )
+    _wallets = _Wallets(**implementations)
 
 
 def _installed() -> _Wallets:
@@ -118,23 +106,11 @@ def assertion_verify(**kwargs: Any) -> int:
     return _installed().assertion_verify(**kwargs)
 
 
-def contact_change_guard(
-    *,
-    customer: Customer,
-    changes: Mapping[str, Any],
-    body: Any,
-    wallet_signature: str | None,
-    request_id: str | None,
-) -> dict[str, Any] | None:
-    """The wallet's consent to an email or phone change: None to go ahead, or a signed-retry
-    challenge body to answer with (contract in `wallets.contact.contact_change_guard`)."""
-    return _installed().contact_change_guard(
-        customer=customer,
-        changes=changes,
-        body=body,
-        wallet_signature=wallet_signature,
-        request_id=request_id,
-    )
+def contact_change_guard(**kwargs: Any) -> dict[str, Any] | None:
+    """The wallet's consent to an email or phone change (keywords `customer`, `changes`, `body`,
+    `wallet_signature`, `request_id`): None to go ahead, or a signed-retry challenge body to answer
+    with. The contract is `wallets.contact.contact_change_guard`'s."""
+    return _installed().contact_change_guard(**kwargs)
 
 
 def wallet_bootstrap(account: InternalAccount) -> None:
