@@ -48,6 +48,7 @@ from django.db.models import F, Q, QuerySet
 
 from payments import clock, rates
 from payments.account_info import PAYMENT_RAILS
+from payments.book_transfers import book_transfer_receive, book_transfer_settlement_account
 from payments.errors import Conflict, ResourceNotFound
 from payments.ledger import Leg, ledger_internal_account, ledger_post, ledger_reverse, ledger_system_accounts
 from payments.limits import limits_take_back_daily
@@ -493,11 +494,9 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
             platform_id=txn.platform_id, kind=JournalKind.PULL, key=_key(txn, "pull"), legs=legs, txn=txn
         )
     else:  # a payout settled
-        from payments import book_transfers  # it builds on this module
-
         sending = _sending_system(quote)
         book = txn.destination_internal_account_id is not None
-        payee = book_transfers.book_transfer_settlement_account(quote) if book else None
+        payee = book_transfer_settlement_account(quote) if book else None
         legs = [
             Leg(sending[Kind.SETTLEMENT], -_travelling(quote)),
             *_deliver_legs(quote, txn, sending, payee=payee),
@@ -513,7 +512,7 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
                 txn=txn,
             )
         if book:
-            book_transfers.book_transfer_receive(quote, txn)
+            transaction_transition(book_transfer_receive(quote, txn), Status.COMPLETED, locked=True)
         network = _on_chain_network(quote)
         if network:
             on_chain = {
