@@ -6,4 +6,5 @@ class PaymentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from payments import tasks  # noqa: F401 (registers the tasks that domain modules publish by name)
         from payments.api import schema_auth  # noqa: F401 (registers the OpenAPI authentication extension)

@@ -59,10 +59,11 @@ def _incoming_source(quote: Quote, txn: Transaction) -> dict[str, Any]:
 
 
 def book_transfer_receive(quote: Quote, txn: Transaction) -> Transaction:
-    """The receiving side of a settling book transfer. Call it with the outgoing transaction locked,
-    in the database transaction that settles it, once the received amount sits in the receiving
-    currency's SETTLEMENT account (put there by the delivery, or by the debit alone when nothing
-    had to be converted; see `book_transfer_settlement_account`)."""
+    """The receiving side of a settling book transfer: its INCOMING transaction, credited and still
+    PROCESSING (the caller, which settles the sending side, completes it). Call it with the outgoing
+    transaction locked, in the database transaction that settles it, once the received amount sits in
+    the receiving currency's SETTLEMENT account (put there by the delivery, or by the debit alone when
+    nothing had to be converted; see `book_transfer_settlement_account`)."""
     account = InternalAccount.objects.select_related("customer").get(pk=txn.destination_internal_account_id)
     source = _incoming_source(quote, txn)
     now = clock.now()
@@ -106,9 +107,7 @@ def book_transfer_receive(quote: Quote, txn: Transaction) -> Transaction:
         txn=incoming,
         description=f"book transfer from transaction {txn.public_id}",
     )
-    from payments.transactions import transaction_transition  # that module settles the sending side
-
-    return transaction_transition(incoming, Status.COMPLETED, locked=True)
+    return incoming
 
 
 # --- UMA addresses of the platform's own customers -------------------------------------------------

@@ -39,7 +39,7 @@ from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
 from payments.wire.bulk_uploads import render_bulk_upload_job
 from payments.wire.customers import CREATE_SERIALIZERS, parse_customer_body
-from project.publishing import publish
+from project.publishing import publish, task_named
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,7 @@ MAX_CSV_BYTES = 5 * 1024 * 1024
 MAX_CSV_ROWS = 10_000
 BATCH_SECONDS = 20.0  # one task run imports rows for about this long, then queues the next run
 ACTOR = "bulk-upload"  # recorded on the customers' status history
+IMPORT_TASK = "payments.tasks.bulk_customer_import_task"  # payments/tasks.py imports this module
 
 REQUIRED_COLUMNS = ("umaAddress", "platformCustomerId", "customerType")
 _ADDRESS_REQUIRED = ("addressLine1", "city", "state", "postalCode", "country")
@@ -185,9 +186,7 @@ def bulk_upload_create(*, platform: Platform, file: UploadedFile) -> BulkUploadJ
 
 def _enqueue(job_id: UUID) -> None:
     """Without waiting for the broker; if the task is lost, `bulk_uploads_sweep` queues it again."""
-    from payments.tasks import bulk_customer_import_task  # the tasks module imports this one
-
-    publish(bulk_customer_import_task, (str(job_id),))
+    publish(task_named(IMPORT_TASK), (str(job_id),))
 
 
 BULK_REQUEUE_AFTER = dt.timedelta(minutes=3)  # a job untouched this long has no live task
@@ -197,8 +196,6 @@ def bulk_uploads_sweep() -> int:
     """Queue the import again for unfinished jobs that have not moved for BULK_REQUEUE_AFTER (their
     task was lost: broker down when it was queued, or the worker stopped); how many. Every imported
     row touches its job, and a repeated import is harmless."""
-    from payments.tasks import bulk_customer_import_task
-
     now = clock.now()
     stale = list(
         BulkUploadJob.objects.filter(
@@ -208,7 +205,7 @@ def bulk_uploads_sweep() -> int:
     )
     for job_id in stale:
         BulkUploadJob.objects.filter(pk=job_id).update(updated_at=now)
-        bulk_customer_import_task.delay(str(job_id))
+        task_named(IMPORT_TASK).delay(str(job_id))
     return len(stale)
 
 

@@ -48,6 +48,7 @@ from django.db.models import F, Q, QuerySet
 
 from payments import clock, rates
 from payments.account_info.enums import PAYMENT_RAILS
+from payments.book_transfers import book_transfer_receive, book_transfer_settlement_account
 from payments.errors import Conflict, ResourceNotFound
 from payments.ledger import Leg, ledger_internal_account, ledger_post, ledger_reverse, ledger_system_accounts
 from payments.limits import limits_take_back_daily
@@ -61,6 +62,7 @@ from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
 from payments.wire.time import utc_timestamp
 from payments.wire.transactions import render_transaction
+from project.publishing import task_named
 
 log = logging.getLogger(__name__)
 
@@ -318,6 +320,7 @@ def transactions_advance(transaction_ids: Iterable[UUID]) -> None:
 
 
 RELAY_CHUNK = 25  # transactions per queued task
+ADVANCE_TASK = "payments.tasks.transactions_advance_task"  # payments/tasks.py imports this module
 RELAY_REQUEUE_AFTER = dt.timedelta(seconds=60)  # a queued task that has not run by then was lost
 
 
@@ -329,8 +332,6 @@ def transaction_steps_relay(*, limit: int = 5000) -> int:
     (or fails with) the broker. A due step is queued once (`step_queued_at` records when) and again
     when it is still due RELAY_REQUEUE_AFTER later. Rows locked by a running change are skipped
     until the next run, so relays on several workers never queue the same row twice."""
-    from payments.tasks import transactions_advance_task  # the tasks module imports this one
-
     now = clock.now()
     with transaction.atomic():
         due = list(
@@ -348,7 +349,7 @@ def transaction_steps_relay(*, limit: int = 5000) -> int:
     for start in range(0, len(due), RELAY_CHUNK):
         chunk = [str(pk) for pk in due[start : start + RELAY_CHUNK]]
         try:
-            transactions_advance_task.delay(chunk)
+            task_named(ADVANCE_TASK).delay(chunk)
         except Exception:
             log.warning(
                 "could not queue the due steps of %d transactions; queued again in a minute",
@@ -493,11 +494,9 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
             platform_id=txn.platform_id, kind=JournalKind.PULL, key=_key(txn, "pull"), legs=legs, txn=txn
         )
     else:  # a payout settled
-        from payments import book_transfers  # it builds on this module
-
         sending = _sending_system(quote)
         book = txn.destination_internal_account_id is not None
-        payee = book_transfers.book_transfer_settlement_account(quote) if book else None
+        payee = book_transfer_settlement_account(quote) if book else None
         legs = [
             Leg(sending[Kind.SETTLEMENT], -_travelling(quote)),
             *_deliver_legs(quote, txn, sending, payee=payee),
@@ -513,7 +512,7 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
                 txn=txn,
             )
         if book:
-            book_transfers.book_transfer_receive(quote, txn)
+            transaction_transition(book_transfer_receive(quote, txn), Status.COMPLETED, locked=True)
         network = _on_chain_network(quote)
         if network:
             on_chain = {

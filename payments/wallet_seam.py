@@ -1,46 +1,118 @@
-"""The one seam between payments and wallets: the only payments module that imports `wallets`.
+"""The one seam between payments and wallets: what payments needs of wallets, as plain functions.
 
 `wallets` builds on payments' customers and internal accounts and imports them freely; payments
-reaches wallets only through the plain functions named here (no signals), each called where its
-rule runs:
+imports no `wallets` module at all. It calls the functions named here (no signals), each where its
+rule runs, and wallets installs their implementations when its app is ready
+(`wallets.apps.WalletsConfig.ready` calls `install`). A call before that raises
+`WalletSeamNotInstalled` instead of silently skipping the wallet's rule.
 
 - `wallet_stamp_verify`: is a stamp from an active session of the source wallet? (a stamped execute
-  of a quote funded from an embedded wallet, `payments.quotes`);
-- `registration_verify`, `assertion_verify` and their errors: the stateless WebAuthn checks of
-  `wallets.passkeys`, shared by wallet passkey credentials and SCA passkeys (`payments.sca`);
+  of a quote funded from an embedded wallet, `payments.quotes`; `wallets.stamp_check`);
+- `registration_verify`, `assertion_verify` and their errors (defined here, raised by
+  `wallets.passkeys`): the stateless WebAuthn checks shared by wallet passkey credentials and SCA
+  passkeys (`payments.sca`);
 - `contact_change_guard`: the wallet's consent to a customer's email or phone change
   (`payments.customers.customer_update`, contract in `wallets.contact`);
 - `wallet_bootstrap`: a new Global Account gets its wallet and EMAIL_OTP credential
-  (`InternalAccount.save`, in the transaction that inserts the account).
+  (`InternalAccount.save`, in the transaction that inserts the account; `wallets.credentials`).
 
-tests/project/test_app_seam.py holds payments to this.
+tests/project/test_app_seam.py holds both apps to this.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from wallets.contact import contact_change_guard
-from wallets.passkeys import PasskeyInvalid, PasskeyMalformed, assertion_verify, registration_verify
-from wallets.stamp_check import wallet_stamp_verify
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 if TYPE_CHECKING:
     from payments.models import InternalAccount
 
 __all__ = [
+    "PasskeyError",
     "PasskeyInvalid",
     "PasskeyMalformed",
+    "WalletSeamNotInstalled",
     "assertion_verify",
     "contact_change_guard",
+    "install",
     "registration_verify",
     "wallet_bootstrap",
     "wallet_stamp_verify",
 ]
 
 
+class PasskeyError(Exception):
+    """Base of the passkey errors; ``reason`` is safe to show to the client."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class PasskeyMalformed(PasskeyError):
+    """The attestation or assertion cannot be decoded (400 INVALID_INPUT)."""
+
+
+class PasskeyInvalid(PasskeyError):
+    """The attestation or assertion decodes but fails a check (401 UNAUTHORIZED)."""
+
+
+class WalletSeamNotInstalled(RuntimeError):
+    """Payments called into wallets before `wallets` was ready (is it in INSTALLED_APPS?)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Wallets:
+    wallet_stamp_verify: Callable[..., None]
+    registration_verify: Callable[..., Any]
+    assertion_verify: Callable[..., int]
+    contact_change_guard: Callable[..., dict[str, Any] | None]
+    wallet_bootstrap: Callable[[InternalAccount], None]
+
+
+_wallets: _Wallets | None = None
+
+
+def install(**implementations: Callable[..., Any]) -> None:
+    """Called by `wallets.apps.WalletsConfig.ready` with one implementation per `_Wallets` field (a
+    missing or unknown one raises TypeError; calling again is harmless: the last call wins)."""
+    global _wallets
+    _wallets = _Wallets(**implementations)
+
+
+def _installed() -> _Wallets:
+    if _wallets is None:
+        raise WalletSeamNotInstalled("payments.wallet_seam was called before wallets installed it")
+    return _wallets
+
+
+def wallet_stamp_verify(*, internal_account_id: UUID, payload: str, header: str | None) -> None:
+    """Raises a wallets error (401/400) unless `header` stamps `payload` with an active session key
+    of the embedded wallet `internal_account_id`."""
+    _installed().wallet_stamp_verify(internal_account_id=internal_account_id, payload=payload, header=header)
+
+
+def registration_verify(**kwargs: Any) -> Any:
+    """A WebAuthn registration checked against its challenge (`wallets.passkeys.registration_verify`):
+    the registered passkey; raises PasskeyMalformed or PasskeyInvalid."""
+    return _installed().registration_verify(**kwargs)
+
+
+def assertion_verify(**kwargs: Any) -> int:
+    """A WebAuthn assertion checked (`wallets.passkeys.assertion_verify`): the new sign count; raises
+    PasskeyMalformed or PasskeyInvalid."""
+    return _installed().assertion_verify(**kwargs)
+
+
+def contact_change_guard(**kwargs: Any) -> dict[str, Any] | None:
+    """The wallet's consent to an email or phone change (keywords `customer`, `changes`, `body`,
+    `wallet_signature`, `request_id`): None to go ahead, or a signed-retry challenge body to answer
+    with. The contract is `wallets.contact.contact_change_guard`'s."""
+    return _installed().contact_change_guard(**kwargs)
+
+
 def wallet_bootstrap(account: InternalAccount) -> None:
     """A Global Account (EMBEDDED_WALLET) just inserted: its wallet and an EMAIL_OTP credential."""
-    # Imported here: wallets.credentials reaches payments' API and domain modules, which import this one.
-    from wallets.credentials import wallet_bootstrap as bootstrap
-
-    bootstrap(account)
+    _installed().wallet_bootstrap(account)

@@ -48,13 +48,14 @@ from payments.query_plans import plan_insert
 from payments.service_keys import WEBHOOK_SIGNING, service_private_key
 from payments.webhook_types import WebhookType
 from payments.wire.time import utc_timestamp
-from project.publishing import publish
+from project.publishing import publish, task_named
 
 log = logging.getLogger(__name__)
 
 SIGNATURE_HEADER = "X-Service-Signature"
 USER_AGENT = f"PaymentsService-Webhooks/1.0 (API {settings.API_VERSION})"
 NO_ENDPOINT = "no webhook endpoint configured"
+DELIVER_TASK = "payments.tasks.webhook_deliver_task"  # payments/tasks.py imports this module
 _READ_LIMIT = 64 * 1024  # bytes of a response read (enough for a decision body)
 _EXCERPT_LIMIT = 2000  # characters of a response kept in the delivery log
 _jitter = random.SystemRandom()
@@ -82,10 +83,11 @@ def webhook_sign(body: bytes) -> str:
 def _enqueue(event_id: UUID, *, countdown: float | None = None) -> None:
     """Queue a delivery task without waiting for the broker (project/publishing.py). If it cannot be
     queued, the event is marked unqueued and the sweeper queues it on its next run."""
-    from payments.tasks import webhook_deliver_task  # the tasks module imports this one
-
     publish(
-        webhook_deliver_task, (str(event_id),), countdown=countdown, on_failure=lambda: _unqueued(event_id)
+        task_named(DELIVER_TASK),
+        (str(event_id),),
+        countdown=countdown,
+        on_failure=lambda: _unqueued(event_id),
     )
 
 
@@ -95,10 +97,8 @@ def _unqueued(event_id: UUID) -> None:
 
 def _queue_now(event_id: UUID) -> bool:
     """The sweeper's queueing, in its own thread: False when the broker refused."""
-    from payments.tasks import webhook_deliver_task
-
     try:
-        webhook_deliver_task.delay(str(event_id))
+        task_named(DELIVER_TASK).delay(str(event_id))
     except Exception as exc:
         log.warning("could not queue webhook %s (%r); the next sweep will", event_id, exc)
         return False

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.db import connections
 
@@ -60,6 +61,13 @@ def publish(
     except queue.Full:
         log.warning("task publishing is %d messages behind; %s left to its sweeper", QUEUE_LIMIT, task.name)
         _failed(message)
+
+
+def task_named(name: str) -> Any:
+    """The Celery task registered as `name` (`payments.tasks.webhook_deliver_task`): how a module that
+    its app's tasks module imports reaches its own task without importing the tasks module back. Each
+    app's `ready` imports its tasks module, so the task is registered in every process."""
+    return current_app.tasks[name]
 
 
 def _send(message: _Message) -> bool:

@@ -128,6 +128,7 @@ def contact_change_guard(
     return challenge.body()
 
 
+@signed_retry.performs(SignedRequest.Kind.CONTACT_UPDATE)
 def contact_update_perform(request: SignedRequest) -> Outcome:
     name, value = request.params["field"], request.params["value"]
     credential_type = _FIELDS[name][1]

@@ -203,6 +203,7 @@ def _credential_create_now(account_id: UUID, plan: dict[str, Any]) -> Outcome:
     return Outcome(201, auth_method(credential, otp_bundle=bundle))
 
 
+@signed_retry.performs(SignedRequest.Kind.CREDENTIAL_CREATE)
 def credential_create_perform(request: SignedRequest) -> Outcome:
     return _credential_create_now(request.account_id, request.params)
 
@@ -241,6 +242,7 @@ def _last_credential_check(credential: AuthCredential) -> None:
         raise BadRequest("An account must keep at least one credential; add another before revoking this one")
 
 
+@signed_retry.performs(SignedRequest.Kind.CREDENTIAL_REVOKE)
 def credential_revoke_perform(request: SignedRequest) -> Outcome:
     InternalAccount.objects.select_for_update().get(pk=request.account_id)  # serialise the last-one check
     credential = AuthCredential.objects.select_for_update().get(

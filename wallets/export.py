@@ -16,7 +16,7 @@ from wallets.accounts import account_operation
 from wallets.crypto import export_bundle_seal
 from wallets.mnemonic import mnemonic_generate
 from wallets.models import SignedRequest, Wallet
-from wallets.signed_retry import Attempt, Challenge, Outcome, Processing
+from wallets.signed_retry import Attempt, Challenge, Outcome, Processing, performs
 
 _MNEMONIC_PURPOSE = "wallets.mnemonic"
 
@@ -46,6 +46,7 @@ def wallet_export(
     )
 
 
+@performs(SignedRequest.Kind.WALLET_EXPORT)
 def wallet_export_perform(request: SignedRequest) -> Outcome:
     account = InternalAccount.objects.get(pk=request.account_id)
     wallet = wallet_create(account)  # accounts older than the wallet feature get theirs now

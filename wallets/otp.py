@@ -227,6 +227,7 @@ def _failed_attempt(credential: AuthCredential, now: dt.datetime) -> ServiceErro
     )
 
 
+@signed_retry.performs(SignedRequest.Kind.OTP_VERIFY)
 def otp_verify_perform(request: SignedRequest) -> Outcome:
     credential = AuthCredential.objects.select_for_update().get(
         pk=ids.parse(AuthCredential.ID_KIND, request.target)

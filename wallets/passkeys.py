@@ -13,8 +13,8 @@ The two ceremonies encode their challenge differently:
   clientDataJSON carries ``base64url(hex_text.encode())``.
 
 Errors: ``PasskeyMalformed`` (the caller answers 400 INVALID_INPUT) when the input cannot be
-decoded, ``PasskeyInvalid`` (401 UNAUTHORIZED with ``reason``) when a check fails. Reasons
-never contain key material.
+decoded, ``PasskeyInvalid`` (401 UNAUTHORIZED with ``reason``) when a check fails; both are defined
+in ``payments.wallet_seam``, through which SCA calls these checks. Reasons never contain key material.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from webauthn.helpers.structs import (
 )
 
 from payments.client import json_input
+from payments.wallet_seam import PasskeyInvalid, PasskeyMalformed  # the seam defines the errors SCA catches
 
 # The seed's sandbox shortcut: an assertion whose ``signature`` field is this literal.
 LEGACY_SIGNATURE = "sandbox-valid-passkey-signature"
@@ -61,22 +62,6 @@ _LEGACY_SIGNATURE_FORMS = frozenset(
 _MAX_FIELD_LENGTH = 64 * 1024
 _MAX_TRANSPORTS = 16
 _BASE64URL = re.compile(r"[A-Za-z0-9_-]*={0,2}")
-
-
-class PasskeyError(Exception):
-    """Base of the passkey errors; ``reason`` is safe to show to the client."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-class PasskeyMalformed(PasskeyError):
-    """The attestation or assertion cannot be decoded (400 INVALID_INPUT)."""
-
-
-class PasskeyInvalid(PasskeyError):
-    """The attestation or assertion decodes but fails a check (401 UNAUTHORIZED)."""
 
 
 @dataclass(frozen=True, slots=True)

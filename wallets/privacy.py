@@ -8,7 +8,7 @@ from typing import Any
 from payments.models import InternalAccount, Platform
 from wallets.accounts import account_operation
 from wallets.models import SignedRequest
-from wallets.signed_retry import Attempt, Challenge, Outcome, Processing
+from wallets.signed_retry import Attempt, Challenge, Outcome, Processing, performs
 from wallets.wire import internal_account
 
 
@@ -28,6 +28,7 @@ def wallet_update(
     )
 
 
+@performs(SignedRequest.Kind.WALLET_UPDATE)
 def wallet_update_perform(request: SignedRequest) -> Outcome:
     account = InternalAccount.objects.select_for_update().get(pk=request.account_id)
     changes = request.params["changes"]

@@ -123,6 +123,7 @@ def session_revoke(
     )
 
 
+@signed_retry.performs(SignedRequest.Kind.SESSION_REVOKE)
 def session_revoke_perform(request: SignedRequest) -> Outcome:
     session = _session_locked(ids.parse(AuthSession.ID_KIND, request.target))
     if not _active(session):
@@ -162,6 +163,7 @@ def session_refresh(
     )
 
 
+@signed_retry.performs(SignedRequest.Kind.SESSION_REFRESH)
 def session_refresh_perform(request: SignedRequest) -> Outcome:
     session = _session_locked(request.params["sessionId"])
     if not _active(session):
@@ -235,6 +237,7 @@ def passkey_login_check(request: SignedRequest, body: dict[str, Any]) -> dict[st
     return {"signCount": sign_count}
 
 
+@signed_retry.performs(SignedRequest.Kind.PASSKEY_LOGIN, precheck=passkey_login_check)
 def passkey_login_perform(request: SignedRequest) -> Outcome:
     credential = AuthCredential.objects.select_for_update().get(
         pk=ids.parse(AuthCredential.ID_KIND, request.target)

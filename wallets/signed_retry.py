@@ -60,7 +60,7 @@ from payments.errors import ServiceError
 from payments.models import InternalAccount, Platform
 from payments.state_machines import StateMachine
 from payments.wire.time import utc_timestamp
-from project.publishing import publish
+from project.publishing import publish, task_named
 from wallets.crypto import StampInvalid, StampMalformed, same_point, stamp_verify
 from wallets.errors import (
     RequestIdMissing,
@@ -375,9 +375,7 @@ def _processing_start(request: SignedRequest) -> Processing:
 
 def _settle_later(pk: str, delay: int) -> None:
     """Without waiting for the broker; if the task is lost, the sweep (every 30 s) settles it."""
-    from wallets.tasks import wallet_operation_settle_task
-
-    publish(wallet_operation_settle_task, (pk,), countdown=delay)
+    publish(task_named("wallets.tasks.wallet_operation_settle_task"), (pk,), countdown=delay)
 
 
 # What changes on a request after it is issued (saved alone: the payload and params' SQL is long).
@@ -491,29 +489,33 @@ def requests_settle_due(*, account_ids: Iterable[UUID] | None = None) -> int:
 
 
 # --- the operations ----------------------------------------------------------------------------
+# Each operation module registers what it performs (`@performs(Kind.X)`) and wallets' `ready`
+# imports them all, so this engine imports none of the modules that build on it.
+
+Perform = Callable[[SignedRequest], Outcome]
+Precheck = Callable[[SignedRequest, Any], dict[str, Any]]
+_PERFORMS: dict[str, Perform] = {}
+_PRECHECKS: dict[str, Precheck] = {}
 
 
-def _operation(kind: str) -> Callable[[SignedRequest], Outcome]:
-    from wallets import contact, credentials, export, otp, privacy, sessions
+def performs(kind: str, *, precheck: Precheck | None = None) -> Callable[[Perform], Perform]:
+    """Register the decorated function as what runs a claimed request of `kind`; a stampless kind
+    also names the `precheck` that proves the request another way (a passkey assertion) before it is
+    claimed."""
 
-    return {
-        Kind.CREDENTIAL_CREATE: credentials.credential_create_perform,
-        Kind.CREDENTIAL_REVOKE: credentials.credential_revoke_perform,
-        Kind.OTP_VERIFY: otp.otp_verify_perform,
-        Kind.PASSKEY_LOGIN: sessions.passkey_login_perform,
-        Kind.SESSION_REFRESH: sessions.session_refresh_perform,
-        Kind.SESSION_REVOKE: sessions.session_revoke_perform,
-        Kind.WALLET_EXPORT: export.wallet_export_perform,
-        Kind.WALLET_UPDATE: privacy.wallet_update_perform,
-        Kind.CONTACT_UPDATE: contact.contact_update_perform,
-    }[kind]
+    def register(perform: Perform) -> Perform:
+        _PERFORMS[kind] = perform
+        if precheck is not None:
+            _PRECHECKS[kind] = precheck
+        return perform
+
+    return register
+
+
+def _operation(kind: str) -> Perform:
+    return _PERFORMS[kind]
 
 
 def _precheck(request: SignedRequest, body: Any) -> dict[str, Any]:
     """Stampless requests prove themselves another way before they are claimed (a passkey assertion)."""
-    from wallets import sessions
-
-    checks: dict[str, Callable[[SignedRequest, Any], dict[str, Any]]] = {
-        Kind.PASSKEY_LOGIN: sessions.passkey_login_check,
-    }
-    return checks[request.kind](request, body)
+    return _PRECHECKS[request.kind](request, body)

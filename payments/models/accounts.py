@@ -7,6 +7,7 @@ from typing import Any
 from django.db import models
 from django.db.models import Q
 
+from payments import wallet_seam
 from payments.models.base import PlatformScoped
 
 
@@ -65,6 +66,4 @@ class InternalAccount(PlatformScoped):
         created = self._state.adding
         super().save(*args, **kwargs)
         if created and self.is_embedded_wallet:
-            from payments import wallet_seam  # the seam imports wallets, whose models import this module
-
             wallet_seam.wallet_bootstrap(self)

@@ -1,11 +1,15 @@
 """DESIGN.md "Between the two apps": payments reaches wallets through `payments/wallet_seam.py` only,
+which imports no wallets module either (wallets installs its implementations there when it is ready),
 and no signal crosses the apps. Read from the source (every import, also inside functions)."""
 
 from __future__ import annotations
 
 import ast
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SEAM = "payments/wallet_seam.py"
@@ -57,17 +61,40 @@ def _app(dotted: str) -> str:
     return dotted.split(".")[0]
 
 
-def test_payments_imports_wallets_in_the_seam_only():
+def test_payments_imports_wallets_nowhere():
     offenders = set()
     for relative, module, tree in _modules("payments"):
-        if relative == SEAM or relative.startswith(NOT_PAYMENTS_DOMAIN):
+        if relative.startswith(NOT_PAYMENTS_DOMAIN):
             continue
         for source, _name in _imported(tree, module, relative):
             if _app(source) == "wallets":
                 offenders.add((relative, source))
-    assert not offenders, f"payments reaches wallets through {SEAM} only: {sorted(offenders)}"
-    seam = next(tree for relative, _module, tree in _modules("payments") if relative == SEAM)
-    assert any(_app(source) == "wallets" for source, _name in _imported(seam, "payments.wallet_seam", SEAM))
+    assert not offenders, (
+        f"payments calls wallets through {SEAM}, which wallets fills in: {sorted(offenders)}"
+    )
+
+
+def test_wallets_installs_the_seam_when_ready():
+    from django.apps import apps
+
+    from payments import wallet_seam
+    from wallets import contact, credentials, passkeys, stamp_check
+
+    assert apps.ready
+    installed = wallet_seam._installed()
+    assert installed.wallet_stamp_verify is stamp_check.wallet_stamp_verify
+    assert installed.registration_verify is passkeys.registration_verify
+    assert installed.assertion_verify is passkeys.assertion_verify
+    assert installed.contact_change_guard is contact.contact_change_guard
+    assert installed.wallet_bootstrap is credentials.wallet_bootstrap
+
+
+def test_a_seam_call_before_wallets_is_ready_fails_loudly(monkeypatch):
+    from payments import wallet_seam
+
+    monkeypatch.setattr(wallet_seam, "_wallets", None)
+    with pytest.raises(wallet_seam.WalletSeamNotInstalled):
+        wallet_seam.wallet_stamp_verify(internal_account_id=uuid.uuid4(), payload="{}", header=None)
 
 
 def _signals(app: str) -> set[tuple[str, str]]:
