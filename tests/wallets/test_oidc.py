@@ -214,7 +214,11 @@ def test_nonce_of_a_reserialised_key_is_invalid(sent_key):
         check(sandbox_token(), client_public_key=sent_key)
 
 
-@pytest.mark.parametrize("nonce", [_DROP, nonce_for(CPK).upper(), 12, "", "é" * 64])
+@pytest.mark.parametrize(
+    "nonce",
+    [_DROP, nonce_for(CPK).upper(), 12, "", "é" * 64],
+    ids=["missing", "upper-case", "number", "empty", "not-hex"],
+)
 def test_nonce_missing_or_wrong_is_invalid(nonce):
     with pytest.raises(OidcInvalid, match="nonce"):
         check(sandbox_token(claims(nonce=nonce)))
