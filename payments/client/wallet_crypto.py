@@ -6,7 +6,9 @@ that it proves the wire formats rather than sharing the service's code:
 - ``stamp``: the ``Service-Wallet-Signature`` header value over a ``payloadToSign``;
 - ``otp_bundle_encrypt``: answer to an ``otpEncryptionTargetBundle`` (``encryptedOtpBundle``);
 - ``credential_bundle_open``: the session key inside ``encryptedSessionSigningKey``;
-- ``export_bundle_open``: the secret inside ``encryptedWalletCredentials``.
+- ``export_bundle_open``: the secret inside ``encryptedWalletCredentials``;
+- ``private_key_from_bytes``: a P-256 private key from its 32-byte scalar (the service loads its
+  own keys with it too).
 
 HPKE profile: DHKEM(P-256)/HKDF-SHA256/AES-256-GCM, info ``turnkey_hpke``, AAD = enc (65 bytes)
 || recipient public key (65 bytes), both uncompressed.
@@ -75,6 +77,16 @@ def generate_key_pair() -> KeyPair:
         public_key_hex_compressed=_public_bytes(key.public_key(), compressed=True).hex(),
         public_key_hex_uncompressed=_public_bytes(key.public_key(), compressed=False).hex(),
     )
+
+
+def private_key_from_bytes(data: bytes) -> ec.EllipticCurvePrivateKey:
+    """A P-256 private key from its 32-byte big-endian scalar (leading zero bytes included)."""
+    if len(data) != 32:
+        raise InvalidKey("private key must be exactly 32 bytes (64 hex characters)")
+    try:
+        return ec.derive_private_key(int.from_bytes(data, "big"), _CURVE)
+    except ValueError as exc:
+        raise InvalidKey("private key is out of range for P-256") from exc
 
 
 def stamp(payload: str, private_key_hex: str) -> str:
@@ -198,24 +210,19 @@ def _hpke_open(enc: bytes, ciphertext: bytes, recipient: ec.EllipticCurvePrivate
         raise BundleDecryptFailed("HPKE decryption failed") from exc
 
 
-def _private_key(value: str) -> ec.EllipticCurvePrivateKey:
+def _key_hex(value: str, *, what: str) -> bytes:
     try:
-        raw = _hex(value, what="private key")
+        return _hex(value, what=what)
     except BundleMalformed as exc:
-        raise InvalidKey("private key is not hex") from exc
-    if len(raw) != 32:
-        raise InvalidKey("private key must be exactly 32 bytes (64 hex characters)")
-    try:
-        return ec.derive_private_key(int.from_bytes(raw, "big"), _CURVE)
-    except ValueError as exc:
-        raise InvalidKey("private key is out of range for P-256") from exc
+        raise InvalidKey(f"{what} is not hex") from exc
+
+
+def _private_key(value: str) -> ec.EllipticCurvePrivateKey:
+    return private_key_from_bytes(_key_hex(value, what="private key"))
 
 
 def _public_key(value: str) -> ec.EllipticCurvePublicKey:
-    try:
-        raw = _hex(value, what="public key")
-    except BundleMalformed as exc:
-        raise InvalidKey("public key is not hex") from exc
+    raw = _key_hex(value, what="public key")
     if len(raw) not in (33, 65):
         raise InvalidKey("public key must be 33 or 65 bytes of SEC1")
     try:

@@ -6,13 +6,20 @@ bundle a 400). Messages never contain key material.
 
 from __future__ import annotations
 
+# One base and one key error on both sides of the wire: `keys` loads private keys with the client's
+# `private_key_from_bytes`.
+from payments.client.wallet_crypto import InvalidKey, WalletCryptoError
 
-class WalletCryptoError(ValueError):
-    """Base of every error raised by ``wallets.crypto``."""
-
-
-class InvalidKey(WalletCryptoError):
-    """A key encoding is not a valid P-256 public point or private scalar."""
+__all__ = [
+    "BundleDecryptFailed",
+    "BundleError",
+    "BundleMalformed",
+    "InvalidKey",
+    "StampError",
+    "StampInvalid",
+    "StampMalformed",
+    "WalletCryptoError",
+]
 
 
 class StampError(WalletCryptoError):

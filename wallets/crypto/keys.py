@@ -1,4 +1,8 @@
-"""P-256 key helpers: strict hex parsing, SEC1 encodings and point comparison."""
+"""P-256 key helpers: strict hex parsing, SEC1 encodings and point comparison.
+
+A private key loads from its scalar with the client's `private_key_from_bytes`: one rule on both sides
+of the wire.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ from functools import lru_cache
 
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from payments.client.wallet_crypto import private_key_from_bytes
 
 from .errors import InvalidKey
 
@@ -26,6 +32,13 @@ def hex_to_bytes(value: str) -> bytes:
     if not isinstance(value, str) or not _HEX.fullmatch(value):
         raise ValueError("not an even-length hex string")
     return bytes.fromhex(value)
+
+
+def _key_hex_to_bytes(value: str, *, what: str) -> bytes:
+    try:
+        return hex_to_bytes(value)
+    except ValueError as exc:
+        raise InvalidKey(f"{what} is not hex") from exc
 
 
 @lru_cache(maxsize=4096)
@@ -50,11 +63,7 @@ def public_key_from_bytes(data: bytes) -> ec.EllipticCurvePublicKey:
 
 def public_key_from_hex(value: str) -> ec.EllipticCurvePublicKey:
     """Parse a public key from 66 or 130 hex characters."""
-    try:
-        data = hex_to_bytes(value)
-    except ValueError as exc:
-        raise InvalidKey("public key is not hex") from exc
-    return public_key_from_bytes(data)
+    return public_key_from_bytes(_key_hex_to_bytes(value, what="public key"))
 
 
 def public_key_bytes(key: PublicKeyLike, *, compressed: bool = True) -> bytes:
@@ -79,23 +88,9 @@ def same_point(a: ec.EllipticCurvePublicKey | str, b: ec.EllipticCurvePublicKey 
     return public_key_bytes(key_a) == public_key_bytes(key_b)
 
 
-def private_key_from_bytes(data: bytes) -> ec.EllipticCurvePrivateKey:
-    """Load a 32-byte big-endian scalar (leading zero bytes included)."""
-    if len(data) != PRIVATE_KEY_SIZE:
-        raise InvalidKey("private key must be exactly 32 bytes")
-    try:
-        return ec.derive_private_key(int.from_bytes(data, "big"), CURVE)
-    except ValueError as exc:
-        raise InvalidKey("private key is out of range for P-256") from exc
-
-
 def private_key_from_hex(value: str) -> ec.EllipticCurvePrivateKey:
     """Load a private key from exactly 64 hex characters."""
-    try:
-        data = hex_to_bytes(value)
-    except ValueError as exc:
-        raise InvalidKey("private key is not hex") from exc
-    return private_key_from_bytes(data)
+    return private_key_from_bytes(_key_hex_to_bytes(value, what="private key"))
 
 
 def private_key_bytes(key: ec.EllipticCurvePrivateKey) -> bytes:
