@@ -59,10 +59,9 @@ def otp_bundle_open(
     Raises BundleMalformed for bad shapes (outer or plaintext) and BundleDecryptFailed when
     HPKE authentication fails. The caller compares ``otp_code`` in constant time.
     """
-    outer = _json_object(encrypted_otp_bundle, what="encryptedOtpBundle")
-    enc_hex, ciphertext_hex = outer.get("encappedPublic"), outer.get("ciphertext")
-    if not isinstance(enc_hex, str) or not isinstance(ciphertext_hex, str):
-        raise BundleMalformed("encryptedOtpBundle needs string fields encappedPublic and ciphertext")
+    enc_hex, ciphertext_hex = _string_fields(
+        encrypted_otp_bundle, what="encryptedOtpBundle", names=("encappedPublic", "ciphertext")
+    )
     try:
         enc = hex_to_bytes(enc_hex)
         ciphertext = hex_to_bytes(ciphertext_hex)
@@ -79,10 +78,7 @@ def otp_bundle_open(
         text = plaintext.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise BundleMalformed("OTP plaintext is not UTF-8") from exc
-    inner = _json_object(text, what="OTP plaintext")
-    otp_code, client_key_hex = inner.get("otp_code"), inner.get("public_key")
-    if not isinstance(otp_code, str) or not isinstance(client_key_hex, str):
-        raise BundleMalformed("OTP plaintext needs string fields otp_code and public_key")
+    otp_code, client_key_hex = _string_fields(text, what="OTP plaintext", names=("otp_code", "public_key"))
     try:
         client_key = public_key_from_hex(client_key_hex)
     except InvalidKey as exc:
@@ -90,7 +86,8 @@ def otp_bundle_open(
     return OtpPlaintext(otp_code=otp_code, public_key_hex=public_key_hex(client_key))
 
 
-def _json_object(text: str, *, what: str) -> dict[str, object]:
+def _string_fields(text: str, *, what: str, names: tuple[str, str]) -> tuple[str, str]:
+    """The two string fields `names` of the JSON object `text`; `what` names it in errors."""
     if not isinstance(text, str):
         raise BundleMalformed(f"{what} must be a string")
     try:
@@ -99,4 +96,7 @@ def _json_object(text: str, *, what: str) -> dict[str, object]:
         raise BundleMalformed(f"{what} is not JSON") from exc
     if not isinstance(value, dict):
         raise BundleMalformed(f"{what} is not a JSON object")
-    return value
+    first, second = value.get(names[0]), value.get(names[1])
+    if not isinstance(first, str) or not isinstance(second, str):
+        raise BundleMalformed(f"{what} needs string fields {names[0]} and {names[1]}")
+    return first, second
