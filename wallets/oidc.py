@@ -35,7 +35,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import Key, import_key
 
 from payments import clock
-from payments.client import json_input
+from wallets.crypto import signed_json_loads
 
 logger = logging.getLogger(__name__)
 
@@ -145,24 +145,12 @@ def _segment_json(segment: str, name: str) -> dict[str, Any]:
     if not segment or base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii") != segment:
         raise OidcMalformed(f"token {name} is not base64url")
     try:
-        value = json_input.loads(raw, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+        value = signed_json_loads(raw)
     except (UnicodeDecodeError, ValueError) as exc:
         raise OidcMalformed(f"token {name} is not JSON") from exc
     if not isinstance(value, dict):
         raise OidcMalformed(f"token {name} is not a JSON object")
     return value
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # Parsers disagree on which duplicate wins; refuse to guess.
-    value = dict(pairs)
-    if len(value) != len(pairs):
-        raise ValueError("duplicate key")
-    return value
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _issuer_supported(issuer: Any) -> bool:

@@ -27,6 +27,7 @@ from .keys import (
     same_point,
 )
 from .otp import OtpPlaintext, otp_bundle_open, target_bundle_issue
+from .signed_json import signed_json_loads
 from .stamps import HEADER_NAME, SCHEME, VerifiedStamp, stamp_verify
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "public_key_from_hex",
     "public_key_hex",
     "same_point",
+    "signed_json_loads",
     "stamp_verify",
     "target_bundle_issue",
 ]

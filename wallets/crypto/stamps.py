@@ -16,17 +16,15 @@ import base64
 import binascii
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
-from payments.client import json_input
-
 from .errors import InvalidKey, StampInvalid, StampMalformed
 from .keys import hex_to_bytes, public_key_from_hex, public_key_hex
+from .signed_json import signed_json_loads
 
 HEADER_NAME = "Service-Wallet-Signature"
 SCHEME = "SIGNATURE_SCHEME_TK_API_P256"
@@ -80,7 +78,7 @@ def _stamp_decode(header: str) -> dict[str, str]:
     if base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii") != header:
         raise StampMalformed("header is not canonical base64url")
     try:
-        stamp = json_input.loads(raw, object_pairs_hook=_no_duplicate_keys)
+        stamp = signed_json_loads(raw)
     except (UnicodeDecodeError, ValueError) as exc:
         raise StampMalformed("header does not decode to JSON") from exc
     if not isinstance(stamp, dict):
@@ -90,10 +88,3 @@ def _stamp_decode(header: str) -> dict[str, str]:
     if stamp["scheme"] != SCHEME:
         raise StampMalformed("unsupported stamp scheme")
     return stamp
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise ValueError("duplicate key")
-    return result
