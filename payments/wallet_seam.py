@@ -10,7 +10,7 @@ rule runs, and wallets installs their implementations when its app is ready
   of a quote funded from an embedded wallet, `payments.quotes`; `wallets.stamp_check`);
 - `registration_verify`, `assertion_verify` and their errors (defined here, raised by
   `wallets.passkeys`): the stateless WebAuthn checks shared by wallet passkey credentials and SCA
-  passkeys (`payments.sca`);
+  passkeys (`payments.sca`), and `ProofError`, the base of these errors and of `wallets.oidc`'s;
 - `contact_change_guard`: the wallet's consent to a customer's email or phone change
   (`payments.customers.customer_update`, contract in `wallets.contact`);
 - `wallet_bootstrap`: a new Global Account gets its wallet and EMAIL_OTP credential
@@ -33,6 +33,7 @@ __all__ = [
     "PasskeyError",
     "PasskeyInvalid",
     "PasskeyMalformed",
+    "ProofError",
     "WalletSeamNotInstalled",
     "assertion_verify",
     "contact_change_guard",
@@ -43,12 +44,17 @@ __all__ = [
 ]
 
 
-class PasskeyError(Exception):
-    """Base of the passkey errors; ``reason`` is safe to show to the client."""
+class ProofError(Exception):
+    """A credential proof (WebAuthn attestation or assertion, OIDC ID token) was refused; ``reason``
+    is safe to show to the client. Also the base of `wallets.oidc`'s errors."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class PasskeyError(ProofError):
+    """Base of the passkey errors."""
 
 
 class PasskeyMalformed(PasskeyError):

@@ -35,6 +35,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import Key, import_key
 
 from payments import clock
+from payments.wallet_seam import ProofError
 from wallets.crypto import signed_json_loads
 
 logger = logging.getLogger(__name__)
@@ -55,12 +56,8 @@ _KEY_TYPES = {"RS256": "RSA", "ES256": "EC"}
 _SEGMENT = re.compile(r"[A-Za-z0-9_-]*")
 
 
-class OidcError(Exception):
-    """Base of the OIDC errors; ``reason`` is safe to show to the client."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+class OidcError(ProofError):
+    """Base of the OIDC errors."""
 
 
 class OidcMalformed(OidcError):
