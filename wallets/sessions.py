@@ -107,8 +107,7 @@ def session_revoke(
     (the session itself included). Unknown, expired or revoked → 404."""
     session = _session_lookup(platform=platform, session_id=session_id)
     if attempt.first_leg:
-        if not _active(session):
-            raise ResourceNotFound("Session")
+        _revoke_check(session)
         return signed_retry.challenge_issue(
             platform=platform,
             account=session.account,
@@ -126,12 +125,17 @@ def session_revoke(
 @signed_retry.performs(SignedRequest.Kind.SESSION_REVOKE)
 def session_revoke_perform(request: SignedRequest) -> Outcome:
     session = _session_locked(ids.parse(AuthSession.ID_KIND, request.target))
-    if not _active(session):
-        raise ResourceNotFound("Session")
+    _revoke_check(session)
     session.revoked_at = clock.now()
     session.touch()
     session.save(update_fields=["revoked_at", "updated_at"])
     return Outcome(204)
+
+
+def _revoke_check(session: AuthSession) -> None:
+    """Both legs: an expired or revoked session is not found."""
+    if not _active(session):
+        raise ResourceNotFound("Session")
 
 
 # --- refresh -----------------------------------------------------------------------------------
@@ -146,8 +150,7 @@ def session_refresh(
     first leg's; None on the retry."""
     session = _session_lookup(platform=platform, session_id=session_id)
     if attempt.first_leg:
-        if not _active(session):
-            raise WalletUnauthorized("The session is no longer active; verify the credential again")
+        _refresh_check(session)
         return signed_retry.challenge_issue(
             platform=platform,
             account=session.account,
@@ -166,12 +169,17 @@ def session_refresh(
 @signed_retry.performs(SignedRequest.Kind.SESSION_REFRESH)
 def session_refresh_perform(request: SignedRequest) -> Outcome:
     session = _session_locked(request.params["sessionId"])
-    if not _active(session):
-        raise WalletUnauthorized("The session is no longer active; verify the credential again")
+    _refresh_check(session)
     new_session, encrypted_key = session_open(
         credential=session.credential, client_public_key=request.params["clientPublicKey"]
     )
     return Outcome(201, auth_session(new_session, encrypted_key=encrypted_key))
+
+
+def _refresh_check(session: AuthSession) -> None:
+    """Both legs: only a session still active may be refreshed."""
+    if not _active(session):
+        raise WalletUnauthorized("The session is no longer active; verify the credential again")
 
 
 # --- passkey login -----------------------------------------------------------------------------
