@@ -10,7 +10,7 @@ from payments import ids
 from payments.errors import ResourceNotFound
 from payments.models import InternalAccount, Platform
 from wallets import signed_retry
-from wallets.signed_retry import Attempt, Challenge, Outcome, Processing, Signer
+from wallets.signed_retry import Attempt, Challenge, Operation, Outcome, Processing, SignedBy
 
 
 def wallet_account_get(
@@ -51,12 +51,9 @@ def account_operation(
     if attempt.first_leg:
         account = wallet_account_get(platform=platform, account_id=account_id)
         return signed_retry.challenge_issue(
-            platform=platform,
-            account=account,
-            kind=kind,
-            target=account.public_id,
+            operation=Operation.in_wallet(account, kind=kind, target=account.public_id),
+            signed_by=SignedBy.any_session(),
             body=attempt.body,
-            signer_rule=Signer.ANY_SESSION,
             parameters=parameters,
             params=params,
         )

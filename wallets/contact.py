@@ -28,7 +28,7 @@ from payments.models import Customer, InternalAccount
 from wallets import signed_retry
 from wallets.errors import ContactAlreadyUsed, CredentialSetChanged, CredentialSyncFailed
 from wallets.models import AuthCredential, CredentialType, SignedRequest
-from wallets.signed_retry import Attempt, Outcome, Signer
+from wallets.signed_retry import Attempt, Operation, Outcome, SignedBy
 
 _FIELDS = {
     "email": ("email", CredentialType.EMAIL_OTP),
@@ -110,20 +110,13 @@ def contact_change_guard(
     )
     credentials = tied[name]
     challenge = signed_retry.challenge_issue(
-        platform=customer.platform,
-        account=None,
-        organization_id=customer.public_id,
-        kind=SignedRequest.Kind.CONTACT_UPDATE,
-        target=customer.public_id,
+        operation=Operation.on_customer(
+            customer, kind=SignedRequest.Kind.CONTACT_UPDATE, account_ids=[c.account_id for c in credentials]
+        ),
+        signed_by=SignedBy.any_session(),
         body=body,
-        signer_rule=Signer.ANY_SESSION,
         parameters={wire_name: value, "credentialIds": [c.public_id for c in credentials]},
-        params={
-            "field": name,
-            "value": value,
-            "credentialIds": [str(c.pk) for c in credentials],
-            "accountIds": sorted({str(c.account_id) for c in credentials}),
-        },
+        params={"field": name, "value": value, "credentialIds": [str(c.pk) for c in credentials]},
     )
     return challenge.body()
 

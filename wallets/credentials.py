@@ -31,7 +31,7 @@ from wallets.sessions import (
     session_open,
     sessions_revoke_for_credential,
 )
-from wallets.signed_retry import Attempt, Challenge, Outcome, Processing, Signer
+from wallets.signed_retry import Attempt, Challenge, Operation, Outcome, Processing, SignedBy
 from wallets.wire import auth_method, auth_session
 
 Kind = SignedRequest.Kind
@@ -106,12 +106,9 @@ def credential_create(*, platform: Platform, data: dict[str, Any] | None, attemp
         if not _active(account).exists():
             return _credential_create_now(account.pk, plan)
         return signed_retry.challenge_issue(
-            platform=platform,
-            account=account,
-            kind=Kind.CREDENTIAL_CREATE,
-            target="",
+            operation=Operation.in_wallet(account, kind=Kind.CREDENTIAL_CREATE, target=""),
+            signed_by=SignedBy.any_session(),
             body=attempt.body,
-            signer_rule=Signer.ANY_SESSION,
             credential_type=plan["type"],
             parameters=shown,
             params=plan,
@@ -225,13 +222,9 @@ def credential_revoke(*, platform: Platform, credential_id: str, attempt: Attemp
         raise ResourceNotFound("AuthMethod")
     _last_credential_check(credential)
     return signed_retry.challenge_issue(
-        platform=platform,
-        account=credential.account,
-        kind=Kind.CREDENTIAL_REVOKE,
-        target=credential.public_id,
+        operation=Operation.on(credential, kind=Kind.CREDENTIAL_REVOKE),
+        signed_by=SignedBy.other_credential(credential),
         body=attempt.body,
-        signer_rule=Signer.OTHER_CREDENTIAL,
-        excluded_credential_id=credential.pk,
         credential_type=credential.type,
         parameters={"credentialType": credential.type, "nickname": credential.nickname},
     )
@@ -298,7 +291,7 @@ def credential_verify(
         if attempt.first_leg:
             if credential.revoked_at is not None:
                 raise ResourceNotFound("AuthMethod")
-            return otp_verify_start(platform=platform, credential=credential, body=attempt.body)
+            return otp_verify_start(credential=credential, body=attempt.body)
         return signed_retry.retry_complete(
             platform=platform, kind=Kind.OTP_VERIFY, target=credential.public_id, attempt=attempt
         )

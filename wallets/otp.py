@@ -51,7 +51,7 @@ from wallets.crypto import (
 from wallets.errors import AccountLocked, InvalidOtpCode, WalletUnauthorized
 from wallets.models import AuthCredential, CredentialType, OtpChallenge, SignedRequest
 from wallets.sessions import session_open
-from wallets.signed_retry import Challenge, Outcome, Signer
+from wallets.signed_retry import Challenge, Operation, Outcome, SignedBy
 from wallets.sms import sms_send
 from wallets.wire import auth_session
 
@@ -161,7 +161,7 @@ def otp_deliver(*, credential_id: Any, code: str) -> None:
     log.info("one-time code sent for %s", credential.public_id)  # never the code itself
 
 
-def otp_verify_start(*, platform: Platform, credential: AuthCredential, body: dict[str, Any]) -> Challenge:
+def otp_verify_start(*, credential: AuthCredential, body: dict[str, Any]) -> Challenge:
     """First leg of verify: check the code; 202 with a challenge only the TEK inside may sign."""
     error: ServiceError | None = None
     with transaction.atomic():
@@ -194,13 +194,9 @@ def otp_verify_start(*, platform: Platform, credential: AuthCredential, body: di
             credential.otp_failed_attempts = 0
             credential.save(update_fields=["otp_failed_attempts"])
             issued = signed_retry.challenge_issue(
-                platform=platform,
-                account=credential.account,
-                kind=SignedRequest.Kind.OTP_VERIFY,
-                target=credential.public_id,
+                operation=Operation.on(credential, kind=SignedRequest.Kind.OTP_VERIFY),
+                signed_by=SignedBy.key(plaintext.public_key_hex),
                 body=body,
-                signer_rule=Signer.KEY,
-                signer_key=plaintext.public_key_hex,
                 credential_type=credential.type,
                 parameters={"publicKey": plaintext.public_key_hex},
                 params={"publicKey": plaintext.public_key_hex},

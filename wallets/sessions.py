@@ -34,7 +34,7 @@ from wallets.crypto import (
 )
 from wallets.errors import WalletUnauthorized
 from wallets.models import AuthCredential, AuthSession, CredentialType, SignedRequest
-from wallets.signed_retry import Attempt, Challenge, Outcome, Processing, Signer
+from wallets.signed_retry import Attempt, Challenge, Operation, Outcome, Processing, SignedBy
 from wallets.wire import auth_session
 
 Kind = SignedRequest.Kind
@@ -109,12 +109,9 @@ def session_revoke(
     if attempt.first_leg:
         _revoke_check(session)
         return signed_retry.challenge_issue(
-            platform=platform,
-            account=session.account,
-            kind=Kind.SESSION_REVOKE,
-            target=session.public_id,
+            operation=Operation.on(session, kind=Kind.SESSION_REVOKE),
+            signed_by=SignedBy.any_session(),
             body=attempt.body,
-            signer_rule=Signer.ANY_SESSION,
             credential_type=session.credential.type,
         )
     return signed_retry.retry_complete(
@@ -152,14 +149,11 @@ def session_refresh(
     if attempt.first_leg:
         _refresh_check(session)
         return signed_retry.challenge_issue(
-            platform=platform,
-            account=session.account,
-            kind=Kind.SESSION_REFRESH,
-            target=session.public_id,
+            operation=Operation.on(session, kind=Kind.SESSION_REFRESH),
+            signed_by=SignedBy.this_session(session),
             body=attempt.body,
-            signer_rule=Signer.THIS_SESSION,
             parameters={"targetPublicKey": client_public_key},
-            params={"sessionId": str(session.pk), "clientPublicKey": client_public_key},
+            params={"clientPublicKey": client_public_key},
         )
     return signed_retry.retry_complete(
         platform=platform, kind=Kind.SESSION_REFRESH, target=session.public_id, attempt=attempt
@@ -191,12 +185,9 @@ def passkey_challenge_issue(
     """The pending passkey login: a hex challenge bound to `client_public_key`, single use by requestId."""
     challenge = passkeys.challenge_for(client_public_key, secrets.token_bytes(32))
     issued = signed_retry.challenge_issue(
-        platform=credential.platform,
-        account=credential.account,
-        kind=Kind.PASSKEY_LOGIN,
-        target=credential.public_id,
+        operation=Operation.on(credential, kind=Kind.PASSKEY_LOGIN),
+        signed_by=SignedBy.no_stamp(),
         body=None,
-        signer_rule=Signer.NONE,
         credential_type=credential.type,
         parameters={"challenge": challenge, "targetPublicKey": client_public_key},
         params={"challenge": challenge, "clientPublicKey": client_public_key},

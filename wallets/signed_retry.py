@@ -57,7 +57,7 @@ from django.db import transaction
 from payments import clock, ids
 from payments.canonical import body_sha256, canonical_json
 from payments.errors import ServiceError
-from payments.models import InternalAccount, Platform
+from payments.models import Customer, InternalAccount, Platform
 from payments.state_machines import StateMachine
 from payments.wire.time import utc_timestamp
 from project.publishing import publish, task_named
@@ -70,7 +70,7 @@ from wallets.errors import (
     WalletSignatureMalformed,
     WalletSignatureMissing,
 )
-from wallets.models import AuthSession, SignedRequest
+from wallets.models import AuthCredential, AuthSession, SignedRequest
 
 Kind = SignedRequest.Kind
 Signer = SignedRequest.Signer
@@ -116,6 +116,91 @@ class Attempt:
         recorded, and its body is compared with the challenged one (a passkey login's is checked
         when it is claimed)."""
         return not self.signature and not self.request_id
+
+
+@dataclass(frozen=True)
+class Operation:
+    """What a challenge asks consent for: `kind` acting on `target` (an id; "" when the body names
+    it) in one wallet account, or in a customer whose wallets may sign. Build it with `in_wallet`,
+    `on` or `on_customer`; `organization_id` is the payload's `organizationId`."""
+
+    platform_id: UUID
+    kind: str
+    target: str
+    organization_id: str
+    account: InternalAccount | None = None
+    account_ids: tuple[str, ...] = ()  # the wallets of a customer operation, recorded as "accountIds"
+
+    @classmethod
+    def in_wallet(cls, account: InternalAccount, *, kind: str, target: str) -> Operation:
+        return cls(
+            platform_id=account.platform_id,
+            kind=kind,
+            target=target,
+            organization_id=account.public_id,
+            account=account,
+        )
+
+    @classmethod
+    def on(cls, record: AuthCredential | AuthSession, *, kind: str) -> Operation:
+        """An operation on one of a wallet's credentials or sessions."""
+        return cls.in_wallet(record.account, kind=kind, target=record.public_id)
+
+    @classmethod
+    def on_customer(cls, customer: Customer, *, kind: str, account_ids: Iterable[UUID]) -> Operation:
+        return cls(
+            platform_id=customer.platform_id,
+            kind=kind,
+            target=customer.public_id,
+            organization_id=customer.public_id,
+            account_ids=tuple(sorted({str(pk) for pk in account_ids})),
+        )
+
+
+@dataclass(frozen=True)
+class SignedBy:
+    """Who may sign a challenge (`SignedRequest.Signer`); build it with one of the constructors, so
+    that each rule carries what it needs and nothing else."""
+
+    rule: str
+    signer_key: str = ""
+    excluded_credential_id: UUID | None = None
+    session_id: str = ""  # recorded as "sessionId"
+
+    @classmethod
+    def any_session(cls) -> SignedBy:
+        """An active session of the operation's wallets."""
+        return cls(Signer.ANY_SESSION)
+
+    @classmethod
+    def other_credential(cls, credential: AuthCredential) -> SignedBy:
+        """An active session of the wallet that `credential` did not open (it is being revoked)."""
+        return cls(Signer.OTHER_CREDENTIAL, excluded_credential_id=credential.pk)
+
+    @classmethod
+    def this_session(cls, session: AuthSession) -> SignedBy:
+        """`session` itself, while it is active (it is being refreshed)."""
+        return cls(Signer.THIS_SESSION, session_id=str(session.pk))
+
+    @classmethod
+    def key(cls, public_key_hex: str) -> SignedBy:
+        """The holder of the client key `public_key_hex`."""
+        return cls(Signer.KEY, signer_key=public_key_hex)
+
+    @classmethod
+    def no_stamp(cls) -> SignedBy:
+        """Nobody: the request proves itself another way before it is claimed (`performs(precheck=)`)."""
+        return cls(Signer.NONE)
+
+
+def _recorded_params(
+    operation: Operation, signed_by: SignedBy, params: dict[str, Any] | None
+) -> dict[str, Any]:
+    """What the request keeps server-side: the caller's `params`, plus what `signer_allowed` and
+    `scope_account_ids` read back (the refreshed session, a customer operation's wallets)."""
+    session = {"sessionId": signed_by.session_id} if signed_by.session_id else {}
+    accounts = {"accountIds": list(operation.account_ids)} if operation.account_ids else {}
+    return {**session, **(params or {}), **accounts}
 
 
 def _sha256(text: str) -> str:
@@ -174,20 +259,14 @@ def challenge_seconds() -> int:
 
 def challenge_issue(
     *,
-    platform: Platform,
-    account: InternalAccount | None,
-    kind: str,
-    target: str,
+    operation: Operation,
+    signed_by: SignedBy,
     body: Any,
-    signer_rule: str,
-    organization_id: str | None = None,
     credential_type: str = "",
     parameters: dict[str, Any] | None = None,
     params: dict[str, Any] | None = None,
-    signer_key: str = "",
-    excluded_credential_id: UUID | None = None,
 ) -> Challenge:
-    """Store a pending request and return the 202 challenge.
+    """Store a pending request and return the 202 challenge (`credential_type` is its `type`).
 
     `parameters` are shown in `payloadToSign` (what the signer agrees to); `params` are kept
     server-side for the operation. Neither may hold secrets.
@@ -197,28 +276,28 @@ def challenge_issue(
     digest = body_sha256(body)
     payload = canonical_json(
         {
-            "organizationId": organization_id or (account.public_id if account else ""),
+            "organizationId": operation.organization_id,
             "parameters": {**(parameters or {}), "bodySha256": digest},
             "requestId": ids.render(SignedRequest.ID_KIND, request_id),
-            "target": target,
+            "target": operation.target,
             "timestampMs": str(int(now.timestamp() * 1000)),
-            "type": f"ACTIVITY_TYPE_WALLET_{kind}",
+            "type": f"ACTIVITY_TYPE_WALLET_{operation.kind}",
         }
     )
     request = SignedRequest.objects.create(
         id=request_id,
-        platform=platform,
-        account=account,
-        kind=kind,
-        target=target,
+        platform_id=operation.platform_id,
+        account=operation.account,
+        kind=operation.kind,
+        target=operation.target,
+        params=_recorded_params(operation, signed_by, params),
         credential_type=credential_type,
-        body_sha256=digest,
         payload_to_sign=payload,
-        params=params or {},
-        signer_rule=signer_rule,
-        signer_key=signer_key,
-        excluded_credential_id=excluded_credential_id,
+        body_sha256=digest,
         expires_at=now + dt.timedelta(seconds=challenge_seconds()),
+        signer_rule=signed_by.rule,
+        signer_key=signed_by.signer_key,
+        excluded_credential_id=signed_by.excluded_credential_id,
         created_at=now,
         updated_at=now,
     )
@@ -399,7 +478,7 @@ def _perform(request: SignedRequest, *, record_failures: bool = True, delivered:
     goes to the client, that it was delivered)."""
     try:
         with transaction.atomic():
-            outcome = _operation(request.kind)(request)
+            outcome = _perform_of(request.kind)(request)
     except ServiceError as exc:
         if not record_failures:
             raise
@@ -512,7 +591,7 @@ def performs(kind: str, *, precheck: Precheck | None = None) -> Callable[[Perfor
     return register
 
 
-def _operation(kind: str) -> Perform:
+def _perform_of(kind: str) -> Perform:
     return _PERFORMS[kind]
 
 

@@ -130,13 +130,9 @@ def otp_retry_leg(creds: dict) -> Callable[[], object]:
         tek = client.generate_key_pair()
         body = {"type": "EMAIL_OTP", "encryptedOtpBundle": secrets.token_hex(90)}
         challenge = signed_retry.challenge_issue(
-            platform=account.platform,
-            account=account,
-            kind=SignedRequest.Kind.OTP_VERIFY,
-            target=credential.public_id,
+            operation=signed_retry.Operation.on(credential, kind=SignedRequest.Kind.OTP_VERIFY),
+            signed_by=signed_retry.SignedBy.key(tek.public_key_hex_compressed),
             body=body,
-            signer_rule=SignedRequest.Signer.KEY,
-            signer_key=tek.public_key_hex_compressed,
             credential_type=credential.type,
             params={"publicKey": tek.public_key_hex_compressed},
         )
