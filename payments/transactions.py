@@ -609,34 +609,31 @@ def transaction_get(*, platform: Platform, transaction_id: UUID) -> Transaction:
     return txn
 
 
+# The list filters that match one column; `start` and `end` bound the creation time, inclusive.
+_LIST_LOOKUPS = {
+    "customer_id": "customer_id",
+    "platform_customer_id": "platform_customer_id",
+    "sender_account_identifier": "sender_identifier",
+    "receiver_account_identifier": "receiver_identifier",
+    "status": "status",
+    "type": "type",
+    "reference": "reference",
+    "start": "created_at__gte",
+    "end": "created_at__lte",
+}
+
+
 def transaction_list(*, platform: Platform, filters: dict[str, Any]) -> QuerySet[Transaction]:
     """The platform's transactions matching `filters` (keys as in the API, values parsed), after
     applying due steps so no listed transaction shows a state it has already left."""
     transaction_steps_apply_due(platform=platform, limit=200)
     rows = Transaction.objects.for_platform(platform)
-    if "customer_id" in filters:
-        rows = rows.filter(customer_id=filters["customer_id"])
+    rows = rows.filter(**{_LIST_LOOKUPS[k]: v for k, v in filters.items() if k in _LIST_LOOKUPS})
     if filters.get("platform_only"):
         rows = rows.filter(customer__isnull=True)
-    if "platform_customer_id" in filters:
-        rows = rows.filter(platform_customer_id=filters["platform_customer_id"])
     if "account_identifier" in filters:
         value = filters["account_identifier"]
         rows = rows.filter(sender_identifier=value) | rows.filter(receiver_identifier=value)
-    if "sender_account_identifier" in filters:
-        rows = rows.filter(sender_identifier=filters["sender_account_identifier"])
-    if "receiver_account_identifier" in filters:
-        rows = rows.filter(receiver_identifier=filters["receiver_account_identifier"])
-    if "status" in filters:
-        rows = rows.filter(status=filters["status"])
-    if "type" in filters:
-        rows = rows.filter(type=filters["type"])
-    if "reference" in filters:
-        rows = rows.filter(reference=filters["reference"])
-    if "start" in filters:
-        rows = rows.filter(created_at__gte=filters["start"])
-    if "end" in filters:
-        rows = rows.filter(created_at__lte=filters["end"])
     return rows
 
 
