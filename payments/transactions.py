@@ -237,6 +237,30 @@ def steps_set(txn: Transaction, steps: list[dict[str, Any]]) -> None:
     txn.next_step_at = dt.datetime.fromisoformat(txn.steps[0]["at"]) if txn.steps else None
 
 
+def transaction_transition_with_steps(
+    txn: Transaction,
+    to: str,
+    *,
+    quote: Quote,
+    steps: list[dict[str, Any]],
+    quote_changes: dict[str, Any] | None = None,
+    **changes: Any,
+) -> Transaction:
+    """Move `txn` (locked with its quote) to `to` with `steps` as its timeline from now on, the steps
+    written with the move."""
+    steps_set(txn, steps)
+    return transaction_transition(
+        txn,
+        to,
+        quote=quote,
+        locked=True,
+        quote_changes=quote_changes,
+        **changes,
+        steps=txn.steps,
+        next_step_at=txn.next_step_at,
+    )
+
+
 def expiry_step(expires_at: dt.datetime) -> dict[str, Any]:
     return _step(expires_at, EXPIRE)
 

@@ -24,11 +24,10 @@ from payments.transactions import (
     funding_legs,
     payout_events,
     steps_from_events,
-    steps_set,
     transaction_apply_due,
     transaction_fail,
     transaction_lock,
-    transaction_transition,
+    transaction_transition_with_steps,
 )
 from payments.wire.time import utc_timestamp
 
@@ -170,17 +169,14 @@ def _processing(
     quote: Quote, txn: Transaction, events: list[RailEvent], *, now: dt.datetime, usd_value: int
 ) -> None:
     """Schedule what the rail will report and move the transaction (and its quote) to PROCESSING."""
-    steps_set(txn, steps_from_events(events, start=now))
-    transaction_transition(
+    transaction_transition_with_steps(
         txn,
         Transaction.Status.PROCESSING,
         quote=quote,
-        locked=True,
+        steps=steps_from_events(events, start=now),
         quote_changes={"executed_at": now},
         executed_at=now,
         usd_value=usd_value,
-        steps=txn.steps,
-        next_step_at=txn.next_step_at,
     )
 
 
