@@ -50,7 +50,14 @@ from payments import clock, rates
 from payments.account_info.enums import PAYMENT_RAILS
 from payments.book_transfers import book_transfer_receive, book_transfer_settlement_account
 from payments.errors import Conflict, ResourceNotFound
-from payments.ledger import Leg, ledger_internal_account, ledger_post, ledger_reverse, ledger_system_accounts
+from payments.ledger import (
+    Leg,
+    ledger_internal_account,
+    ledger_journal_key,
+    ledger_post_transaction,
+    ledger_reverse,
+    ledger_system_accounts,
+)
 from payments.limits import limits_take_back_daily
 from payments.models import LedgerAccount, LedgerJournal, Platform, Quote, Transaction
 from payments.models import TransactionStatus as Status
@@ -423,10 +430,6 @@ def _apply_step(quote: Quote | None, txn: Transaction, step: dict[str, Any]) -> 
 # --- ledger movements -----------------------------------------------------------------------------
 
 
-def _key(txn: Transaction, what: str) -> str:
-    return f"txn:{txn.pk}:{what}"
-
-
 def _service_fees(quote: Quote) -> int:
     details = quote.rate_details or {}
     return int(details.get("serviceApiFixedFee", 0)) + int(details.get("serviceApiVariableFeeAmount", 0))
@@ -503,20 +506,12 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
             platform_id=txn.platform_id, currency=txn.received_currency, kinds=[Kind.WORLD]
         )[Kind.WORLD]
         legs = [Leg(world, -txn.received_amount), Leg(destination, txn.received_amount)]
-        ledger_post(
-            platform_id=txn.platform_id,
-            kind=JournalKind.INCOMING,
-            key=_key(txn, "incoming"),
-            legs=legs,
-            txn=txn,
-        )
+        ledger_post_transaction(txn, kind=JournalKind.INCOMING, legs=legs)
     elif quote.source_kind == Quote.SourceKind.EXTERNAL:  # a pull was collected
         sending = _sending_system(quote)
         legs = [Leg(sending[Kind.WORLD], -quote.total_sending_amount), *_fee_legs(quote, sending)]
         legs += _deliver_legs(quote, txn, sending)
-        ledger_post(
-            platform_id=txn.platform_id, kind=JournalKind.PULL, key=_key(txn, "pull"), legs=legs, txn=txn
-        )
+        ledger_post_transaction(txn, kind=JournalKind.PULL, legs=legs)
     else:  # a payout settled
         sending = _sending_system(quote)
         book = txn.destination_internal_account_id is not None
@@ -528,13 +523,7 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
         # A same-currency book transfer converts nothing: its SETTLEMENT passes straight to the
         # receiving side, and a delivery journal would net to no postings at all.
         if not (book and _nets_to_nothing(legs)):
-            ledger_post(
-                platform_id=txn.platform_id,
-                kind=JournalKind.DELIVERY,
-                key=_key(txn, "delivery"),
-                legs=legs,
-                txn=txn,
-            )
+            ledger_post_transaction(txn, kind=JournalKind.DELIVERY, legs=legs)
         if book:
             transaction_transition(book_transfer_receive(quote, txn), Status.COMPLETED, locked=True)
         network = _on_chain_network(quote)
@@ -566,7 +555,10 @@ def _refund(quote: Quote | None, txn: Transaction, *, reason: str, fails: bool) 
     taken = next(
         (
             k
-            for k in (_key(txn, "debit"), _key(txn, "funding"))
+            for k in (
+                ledger_journal_key(txn, JournalKind.DEBIT),
+                ledger_journal_key(txn, JournalKind.FUNDING),
+            )
             if LedgerJournal.objects.filter(key=k).exists()
         ),
         None,
@@ -581,7 +573,8 @@ def _refund(quote: Quote | None, txn: Transaction, *, reason: str, fails: bool) 
         "reason": reason,
     }
     if not fails:
-        ledger_reverse(journal_key=taken, key=_key(txn, "refund"), kind=JournalKind.REFUND, txn=txn)
+        refund_key = ledger_journal_key(txn, JournalKind.REFUND)
+        ledger_reverse(journal_key=taken, key=refund_key, kind=JournalKind.REFUND, txn=txn)
         refund["settledAt"] = utc_timestamp(now)
     return refund
 
@@ -609,7 +602,10 @@ def transaction_fail(
 
 def _return(quote: Quote | None, txn: Transaction, *, detail: str) -> None:
     ledger_reverse(
-        journal_key=_key(txn, "delivery"), key=_key(txn, "return"), kind=JournalKind.RETURN, txn=txn
+        journal_key=ledger_journal_key(txn, JournalKind.DELIVERY),
+        key=ledger_journal_key(txn, JournalKind.RETURN),
+        kind=JournalKind.RETURN,
+        txn=txn,
     )
     transaction_fail(
         quote, txn, failure_reason="PAYOUT_RETURNED", detail=detail or "the bank returned the payout"
