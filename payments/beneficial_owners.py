@@ -16,7 +16,7 @@ from payments.customers import (
     customer_get,
     customer_get_for_update,
 )
-from payments.errors import Conflict, FieldError, InvalidInput, ResourceNotFound
+from payments.errors import Conflict, FieldError, InvalidInput, first_or_404
 from payments.models import BeneficialOwner, Customer, Platform
 
 
@@ -65,12 +65,13 @@ def beneficial_owner_create(
 
 
 def beneficial_owner_get(*, platform: Platform, owner_id: UUID) -> BeneficialOwner:
-    owner = (
-        BeneficialOwner.objects.for_platform(platform).select_related("customer").filter(pk=owner_id).first()
-    )
-    if owner is None:
-        raise ResourceNotFound("BeneficialOwner")
-    return owner
+    owners = BeneficialOwner.objects.for_platform(platform).select_related("customer").filter(pk=owner_id)
+    return first_or_404(owners, "BeneficialOwner")
+
+
+def _owner_for_update(platform: Platform, owner_id: UUID) -> BeneficialOwner:
+    owners = BeneficialOwner.objects.for_platform(platform).select_for_update().filter(pk=owner_id)
+    return first_or_404(owners, "BeneficialOwner")
 
 
 @transaction.atomic
@@ -78,9 +79,7 @@ def beneficial_owner_update(
     *, platform: Platform, owner_id: UUID, changes: Mapping[str, Any]
 ) -> BeneficialOwner:
     """Partial update: only the given fields (and, inside personal_info, only the given keys) change."""
-    owner = BeneficialOwner.objects.for_platform(platform).select_for_update().filter(pk=owner_id).first()
-    if owner is None:
-        raise ResourceNotFound("BeneficialOwner")
+    owner = _owner_for_update(platform, owner_id)
     customer = customer_get_for_update(platform=platform, customer_id=owner.customer_id)
     if "roles" in changes:
         owner.roles = list(changes["roles"])
@@ -106,9 +105,7 @@ def beneficial_owner_list(*, platform: Platform, customer_id: UUID) -> QuerySet[
 def beneficial_owner_delete(*, platform: Platform, owner_id: UUID) -> None:
     """Remove an owner and its documents (the hosted onboarding pages' "Remove"). Refused (409) once
     the business is decided or one of the owner's documents went to a verification review."""
-    owner = BeneficialOwner.objects.for_platform(platform).select_for_update().filter(pk=owner_id).first()
-    if owner is None:
-        raise ResourceNotFound("BeneficialOwner")
+    owner = _owner_for_update(platform, owner_id)
     customer = customer_get_for_update(platform=platform, customer_id=owner.customer_id)
     if customer.status in TERMINAL_STATUSES or owner.documents.filter(submitted_at__isnull=False).exists():
         raise Conflict(f"Beneficial owner {owner.public_id} was already submitted for verification")

@@ -23,7 +23,7 @@ from typing import Any
 from payments import clock, ids
 from payments.customers import SANDBOX_UMA_DOMAIN
 from payments.errors import BadRequest, ResourceNotFound
-from payments.ledger import Leg, ledger_internal_account, ledger_post, ledger_system_account
+from payments.ledger import Leg, ledger_internal_account, ledger_post_transaction, ledger_system_account
 from payments.models import (
     Customer,
     InternalAccount,
@@ -96,15 +96,13 @@ def book_transfer_receive(quote: Quote, txn: Transaction) -> Transaction:
         created_at=now,
         updated_at=now,
     )
-    ledger_post(
-        platform_id=txn.platform_id,
+    ledger_post_transaction(
+        incoming,
         kind=LedgerJournal.Kind.INCOMING,
-        key=f"txn:{incoming.pk}:incoming",
         legs=[
             Leg(book_transfer_settlement_account(quote), -quote.total_receiving_amount),
             Leg(ledger_internal_account(account), quote.total_receiving_amount),
         ],
-        txn=incoming,
         description=f"book transfer from transaction {txn.public_id}",
     )
     return incoming

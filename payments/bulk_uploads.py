@@ -33,7 +33,7 @@ from django.db.models import F
 
 from payments import clock
 from payments.accounts import platform_currency_codes
-from payments.errors import FieldError, InvalidInput, ResourceNotFound, ServiceError
+from payments.errors import FieldError, InvalidInput, ServiceError, first_or_404
 from payments.models import BulkUploadJob, BulkUploadRow, Platform
 from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
@@ -213,10 +213,7 @@ def bulk_uploads_sweep() -> int:
 
 
 def bulk_upload_get(*, platform: Platform, job_id: UUID) -> BulkUploadJob:
-    job = BulkUploadJob.objects.for_platform(platform).filter(pk=job_id).first()
-    if job is None:
-        raise ResourceNotFound("BulkUploadJob")
-    return job
+    return first_or_404(BulkUploadJob.objects.for_platform(platform).filter(pk=job_id), "BulkUploadJob")
 
 
 def bulk_upload_errors(job: BulkUploadJob) -> list[dict[str, Any]]:

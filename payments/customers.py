@@ -21,7 +21,7 @@ from django.db.models import QuerySet
 from payments import clock, events, kyc_rules
 from payments.accounts import internal_accounts_provision, platform_currency_codes
 from payments.end_user_terms import end_user_terms_get
-from payments.errors import BadRequest, Conflict, FieldError, Gone, InvalidInput, ResourceNotFound
+from payments.errors import BadRequest, Conflict, FieldError, Gone, InvalidInput, first_or_404
 from payments.models import Customer, CustomerStatus, CustomerStatusChange, Platform, Verification
 from payments.state_machines import StateMachine
 from payments.wallet_seam import contact_change_guard
@@ -64,9 +64,7 @@ class PendingContactChange:
 
 def customer_get(*, platform: Platform, customer_id: UUID, include_deleted: bool = False) -> Customer:
     """The platform's customer; 404 USER_NOT_FOUND when unknown, 410 CUSTOMER_DELETED once deleted."""
-    customer = Customer.objects.for_platform(platform).filter(pk=customer_id).first()
-    if customer is None:
-        raise ResourceNotFound("Customer")
+    customer = first_or_404(Customer.objects.for_platform(platform).filter(pk=customer_id), "Customer")
     if customer.is_deleted and not include_deleted:
         raise Gone(f"Customer {customer.public_id} has been deleted")
     return customer
@@ -74,9 +72,8 @@ def customer_get(*, platform: Platform, customer_id: UUID, include_deleted: bool
 
 def customer_get_for_update(*, platform: Platform, customer_id: UUID) -> Customer:
     """`customer_get` with the row locked; call inside a transaction."""
-    customer = Customer.objects.for_platform(platform).select_for_update().filter(pk=customer_id).first()
-    if customer is None:
-        raise ResourceNotFound("Customer")
+    customers = Customer.objects.for_platform(platform).select_for_update().filter(pk=customer_id)
+    customer = first_or_404(customers, "Customer")
     if customer.is_deleted:
         raise Gone(f"Customer {customer.public_id} has been deleted")
     return customer

@@ -18,7 +18,7 @@ from django.db.models import QuerySet
 
 from payments import ids
 from payments.customers import customer_get, customer_get_for_update
-from payments.errors import Conflict, FieldError, InvalidInput, ResourceNotFound
+from payments.errors import Conflict, FieldError, InvalidInput, first_or_404
 from payments.file_types import DOCUMENT_EXTENSIONS, MAX_DOCUMENT_BYTES, SNIFF_BYTES, sniff_document
 from payments.models import BeneficialOwner, Customer, Document, Platform
 
@@ -62,9 +62,8 @@ def _holder(platform: Platform, holder_id: str) -> tuple[Customer, BeneficialOwn
     """Resolve `Customer:<uuid>` or `BeneficialOwner:<uuid>`; locks the customer row."""
     if isinstance(holder_id, str) and holder_id.startswith(BeneficialOwner.ID_KIND + ":"):
         owner_pk = ids.parse(BeneficialOwner.ID_KIND, holder_id)
-        owner = BeneficialOwner.objects.for_platform(platform).filter(pk=owner_pk).first()
-        if owner is None:
-            raise ResourceNotFound("BeneficialOwner", "Document holder not found")
+        owners = BeneficialOwner.objects.for_platform(platform).filter(pk=owner_pk)
+        owner = first_or_404(owners, "BeneficialOwner", "Document holder not found")
         return customer_get_for_update(platform=platform, customer_id=owner.customer_id), owner
     if isinstance(holder_id, str) and holder_id.startswith(Customer.ID_KIND + ":"):
         customer_pk = ids.parse(Customer.ID_KIND, holder_id)
@@ -123,16 +122,12 @@ def document_upload(
 
 
 def document_get(*, platform: Platform, document_id: UUID) -> Document:
-    document = Document.objects.for_platform(platform).filter(pk=document_id).first()
-    if document is None:
-        raise ResourceNotFound("Document")
-    return document
+    return first_or_404(Document.objects.for_platform(platform).filter(pk=document_id), "Document")
 
 
 def _get_for_update(platform: Platform, document_id: UUID) -> Document:
-    document = Document.objects.for_platform(platform).select_for_update().filter(pk=document_id).first()
-    if document is None:
-        raise ResourceNotFound("Document")
+    documents = Document.objects.for_platform(platform).select_for_update().filter(pk=document_id)
+    document = first_or_404(documents, "Document")
     customer_get(platform=platform, customer_id=document.customer_id)  # 410 once the customer is deleted
     return document
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.db.models import Model, QuerySet
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,14 @@ class ResourceNotFound(ServiceError):
     def __init__(self, kind: str, message: str | None = None) -> None:
         super().__init__(message or f"{kind} not found", code=NOT_FOUND_CODES.get(kind, "NOT_FOUND"))
         self.kind = kind
+
+
+def first_or_404[T: Model](rows: QuerySet[T], kind: str, message: str | None = None) -> T:
+    """`rows.first()`, or ResourceNotFound(kind) when there is none."""
+    row = rows.first()
+    if row is None:
+        raise ResourceNotFound(kind, message)
+    return row
 
 
 class MethodNotAllowed(ServiceError):

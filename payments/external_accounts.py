@@ -44,7 +44,7 @@ from payments.account_info.sandbox import (
 )
 from payments.account_info.validation import validate_account_info
 from payments.customers import customer_get
-from payments.errors import BadRequest, Conflict, FieldError, InvalidInput, ResourceNotFound
+from payments.errors import BadRequest, Conflict, FieldError, InvalidInput, first_or_404
 from payments.models import ExternalAccount, ExternalAccountStatus, ExternalAccountStatusChange, Platform
 from payments.state_machines import StateMachine
 from payments.webhook_types import WebhookType
@@ -210,9 +210,7 @@ def external_account_get(
         accounts = accounts.filter(customer__isnull=True)
     if not include_deleted:
         accounts = accounts.filter(deleted_at__isnull=True)
-    account = accounts.first()
-    if account is None:
-        raise ResourceNotFound("ExternalAccount")
+    account = first_or_404(accounts, "ExternalAccount")
     return account
 
 

@@ -32,13 +32,11 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from django.conf import settings
-from django.db import connections, router
-from django.db.models import UUIDField
 
 from payments import clock, ids, secret_box
 from payments.errors import IdempotencyKeyReused, InsufficientFunds, InvalidInput, ServiceError
 from payments.models import IdempotencyKey
-from payments.query_plans import plan_update
+from payments.query_plans import plan_raw_row, plan_update
 
 _SEAL_PURPOSE = "payments.idempotency-answer"
 NOT_KEPT_STATUSES = frozenset({401, 409, 423, 424, 429})
@@ -55,7 +53,6 @@ _TAKE_OVER = (
     "UPDATE payments_idempotencykey SET method = %s, path = %s, body_sha256 = %s, response_status = NULL,"
     " response_sealed = '', created_at = %s, expires_at = %s WHERE id = %s AND expires_at <= %s RETURNING id"
 )
-_UUID = UUIDField()
 
 
 @dataclass(frozen=True)
@@ -161,15 +158,4 @@ def idempotency_keys_sweep(*, batch: int = 1000) -> int:
 
 def _run(sql: str, params: list) -> bool:
     """Run one of the statements above; whether it returned a row."""
-    connection = connections[router.db_for_write(IdempotencyKey)]
-    prepared = [
-        _UUID.get_db_prep_value(p, connection)
-        if isinstance(p, UUID)
-        else connection.ops.adapt_datetimefield_value(p)
-        if isinstance(p, dt.datetime)
-        else p
-        for p in params
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, prepared)
-        return cursor.fetchone() is not None
+    return plan_raw_row(model=IdempotencyKey, sql=sql, params=params) is not None

@@ -221,6 +221,31 @@ def ledger_post(
     return journal
 
 
+def ledger_journal_key(txn: Transaction, kind: str) -> str:
+    """The key of `txn`'s journal of `kind` (a `LedgerJournal.Kind`): a transaction posts each kind once."""
+    return f"txn:{txn.pk}:{kind.lower()}"
+
+
+def ledger_post_transaction(
+    txn: Transaction,
+    *,
+    kind: str,
+    legs: Iterable[Leg],
+    description: str = "",
+    accounts: Iterable[InternalAccount] = (),
+) -> LedgerJournal:
+    """`ledger_post` of `txn`'s journal of `kind`, keyed by `ledger_journal_key`."""
+    return ledger_post(
+        platform_id=txn.platform_id,
+        kind=kind,
+        key=ledger_journal_key(txn, kind),
+        legs=legs,
+        txn=txn,
+        description=description,
+        accounts=accounts,
+    )
+
+
 def ledger_journal_legs(key: str) -> list[Leg] | None:
     """The legs of the journal `key`, or None when no such journal was posted."""
     postings = list(LedgerPosting.objects.filter(journal__key=key).select_related("account").order_by("pk"))

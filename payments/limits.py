@@ -17,12 +17,11 @@ from fractions import Fraction
 from uuid import UUID
 
 from django.conf import settings
-from django.db import connections, router
-from django.db.models import UUIDField
 
 from payments import clock, money, rates
 from payments.errors import BadRequest, RateLimited
 from payments.models import DailyVolume, Platform, Transaction
+from payments.query_plans import plan_raw_row
 
 
 def usd_cents(amount: int, currency: str) -> int:
@@ -76,24 +75,11 @@ _ADD = (
 )
 _TAKE_BACK = "UPDATE payments_dailyvolume SET usd_cents = usd_cents - %s WHERE owner_id = %s AND day = %s"
 _USED = "SELECT usd_cents FROM payments_dailyvolume WHERE owner_id = %s AND day = %s"
-_UUID = UUIDField()
 
 
 def _run_sql(sql: str, params: list) -> int | None:
-    """Run one of the statements above (UUIDs and dates among `params` go as the database takes
-    them); the first column of the row it returned, if it returned one."""
-    connection = connections[router.db_for_write(DailyVolume)]
-    prepared = [
-        _UUID.get_db_prep_value(p, connection)
-        if isinstance(p, UUID)
-        else connection.ops.adapt_datefield_value(p)
-        if isinstance(p, dt.date)
-        else p
-        for p in params
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, prepared)
-        row = cursor.fetchone() if cursor.description else None
+    """Run one of the statements above; the first column of the row it returned, if it returned one."""
+    row = plan_raw_row(model=DailyVolume, sql=sql, params=params)
     return None if row is None else int(row[0])
 
 

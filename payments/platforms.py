@@ -15,7 +15,14 @@ from django.db import transaction
 from django.utils.crypto import salted_hmac
 
 from payments import clock, currencies
-from payments.errors import BadRequest, FieldError, InvalidInput, NotImplementedByService, ResourceNotFound
+from payments.errors import (
+    BadRequest,
+    FieldError,
+    InvalidInput,
+    NotImplementedByService,
+    ResourceNotFound,
+    first_or_404,
+)
 from payments.models import ApiToken, Platform
 from payments.query_plans import plan_first
 
@@ -82,10 +89,7 @@ def _token_with_platform(client_id: str) -> ApiToken | None:
 
 
 def token_get(*, platform: Platform, token_id: UUID) -> ApiToken:
-    token = ApiToken.objects.for_platform(platform).filter(pk=token_id).first()
-    if token is None:
-        raise ResourceNotFound("Token")
-    return token
+    return first_or_404(ApiToken.objects.for_platform(platform).filter(pk=token_id), "Token")
 
 
 @transaction.atomic

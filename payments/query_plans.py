@@ -4,6 +4,8 @@ Compiling a query with fifty-odd columns and a join costs Django more than the d
 and so does a `save()` or a `bulk_create()` of a few rows. This is the one place that compiles a
 statement ahead: the quote, transaction and balance-event reads, the API token lookup of every
 request (`payments.platforms`) and the stamp check's session read (`wallets.stamp_check`) use it.
+Hand-written statements (`plan_raw_row`: the idempotency-key and daily-volume upserts) send their
+values the same way.
 
 - Reads (`plan_first`): a plan is built once from a queryset whose parameters are placeholders,
   and each call runs its SQL with the real values and builds the model instances (select_related
@@ -58,11 +60,13 @@ def _placeholder(i: int, arg: Any) -> Any:
 
 
 def _db_value(value: Any, connection) -> Any:
-    """An argument as the ORM sends it in a lookup (UUIDs and datetimes differ per database)."""
+    """An argument as the ORM sends it in a lookup (UUIDs, datetimes and dates differ per database)."""
     if isinstance(value, uuid.UUID):
         return _UUID.get_db_prep_value(value, connection)
     if isinstance(value, dt.datetime):
         return connection.ops.adapt_datetimefield_value(value)
+    if isinstance(value, dt.date):
+        return connection.ops.adapt_datefield_value(value)
     return value
 
 
@@ -128,6 +132,15 @@ def plan_first(
     for populator in plan.populators:
         populator.populate(row, obj)
     return obj
+
+
+def plan_raw_row(*, model: type[Model], sql: str, params: Sequence[Any]) -> tuple | None:
+    """Run a hand-written statement on `model`'s database, its parameters sent as a lookup sends them;
+    the row it returned, or None (also for a statement that returns no rows)."""
+    connection = connections[router.db_for_write(model)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [_db_value(p, connection) for p in params])
+        return cursor.fetchone() if cursor.description else None
 
 
 # --- writes ---------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import transaction
 
 from payments import ids
-from payments.errors import BadRequest, FieldError, Forbidden, InvalidInput, ResourceNotFound
+from payments.errors import BadRequest, FieldError, Forbidden, InvalidInput, first_or_404
 from payments.ledger import Leg, ledger_internal_account, ledger_post, ledger_system_account
 from payments.models import InternalAccount, LedgerAccount, LedgerJournal, Platform, Quote, Transaction
 from payments.quotes.execute import quote_funds_received
@@ -29,9 +29,9 @@ def sandbox_only() -> None:
 def sandbox_fund(*, platform: Platform, account_id: UUID, amount: int) -> InternalAccount:
     """Credit an internal account from outside (WORLD), as a bank deposit would."""
     sandbox_only()
-    account = InternalAccount.objects.for_platform(platform).filter(pk=account_id).first()
-    if account is None:
-        raise ResourceNotFound("InternalAccount")
+    account = first_or_404(
+        InternalAccount.objects.for_platform(platform).filter(pk=account_id), "InternalAccount"
+    )
     if account.status != InternalAccount.Status.ACTIVE:
         raise BadRequest(f"The account is {account.status}; only an ACTIVE account can be funded")
     if isinstance(amount, bool) or not 0 < amount <= MAX_FUND_AMOUNT:
@@ -57,9 +57,8 @@ def sandbox_send(*, platform: Platform, quote_id: UUID, currency: str, amount: i
     than the quote's totalSendingAmount fails the transaction (FUNDING_AMOUNT_MISMATCH, money
     returned to the payer, nothing posted). Returns the transaction."""
     sandbox_only()
-    quote = Quote.objects.for_platform(platform).select_related("transaction").filter(pk=quote_id).first()
-    if quote is None:
-        raise ResourceNotFound("Quote")
+    quotes = Quote.objects.for_platform(platform).select_related("transaction").filter(pk=quote_id)
+    quote = first_or_404(quotes, "Quote")
     if quote.source_kind != Quote.SourceKind.REALTIME:
         raise BadRequest(
             "Only a quote with a REALTIME_FUNDING source is paid through /sandbox/send; "

@@ -45,3 +45,16 @@ def unseal(token: str, *, purpose: str) -> bytes:
         return _aead(settings.SERVICE_SECRETS_KEY).decrypt(raw[:12], raw[12:], purpose.encode())
     except InvalidTag as exc:
         raise SecretBoxError("sealed secret does not open with this key and purpose") from exc
+
+
+def sealed_text(*, field: str, purpose: str) -> property:
+    """A model property whose text is kept sealed (for `purpose`) in the model's `field`; "" when empty."""
+
+    def read(obj: object) -> str:
+        sealed = getattr(obj, field)
+        return unseal(sealed, purpose=purpose).decode() if sealed else ""
+
+    def write(obj: object, value: str) -> None:
+        setattr(obj, field, seal(value.encode(), purpose=purpose) if value else "")
+
+    return property(read, write)

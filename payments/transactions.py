@@ -50,7 +50,14 @@ from payments import clock, rates
 from payments.account_info.enums import PAYMENT_RAILS
 from payments.book_transfers import book_transfer_receive, book_transfer_settlement_account
 from payments.errors import Conflict, ResourceNotFound
-from payments.ledger import Leg, ledger_internal_account, ledger_post, ledger_reverse, ledger_system_accounts
+from payments.ledger import (
+    Leg,
+    ledger_internal_account,
+    ledger_journal_key,
+    ledger_post_transaction,
+    ledger_reverse,
+    ledger_system_accounts,
+)
 from payments.limits import limits_take_back_daily
 from payments.models import LedgerAccount, LedgerJournal, Platform, Quote, Transaction
 from payments.models import TransactionStatus as Status
@@ -237,6 +244,30 @@ def steps_set(txn: Transaction, steps: list[dict[str, Any]]) -> None:
     txn.next_step_at = dt.datetime.fromisoformat(txn.steps[0]["at"]) if txn.steps else None
 
 
+def transaction_transition_with_steps(
+    txn: Transaction,
+    to: str,
+    *,
+    quote: Quote,
+    steps: list[dict[str, Any]],
+    quote_changes: dict[str, Any] | None = None,
+    **changes: Any,
+) -> Transaction:
+    """Move `txn` (locked with its quote) to `to` with `steps` as its timeline from now on, the steps
+    written with the move."""
+    steps_set(txn, steps)
+    return transaction_transition(
+        txn,
+        to,
+        quote=quote,
+        locked=True,
+        quote_changes=quote_changes,
+        **changes,
+        steps=txn.steps,
+        next_step_at=txn.next_step_at,
+    )
+
+
 def expiry_step(expires_at: dt.datetime) -> dict[str, Any]:
     return _step(expires_at, EXPIRE)
 
@@ -399,10 +430,6 @@ def _apply_step(quote: Quote | None, txn: Transaction, step: dict[str, Any]) -> 
 # --- ledger movements -----------------------------------------------------------------------------
 
 
-def _key(txn: Transaction, what: str) -> str:
-    return f"txn:{txn.pk}:{what}"
-
-
 def _service_fees(quote: Quote) -> int:
     details = quote.rate_details or {}
     return int(details.get("serviceApiFixedFee", 0)) + int(details.get("serviceApiVariableFeeAmount", 0))
@@ -479,20 +506,12 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
             platform_id=txn.platform_id, currency=txn.received_currency, kinds=[Kind.WORLD]
         )[Kind.WORLD]
         legs = [Leg(world, -txn.received_amount), Leg(destination, txn.received_amount)]
-        ledger_post(
-            platform_id=txn.platform_id,
-            kind=JournalKind.INCOMING,
-            key=_key(txn, "incoming"),
-            legs=legs,
-            txn=txn,
-        )
+        ledger_post_transaction(txn, kind=JournalKind.INCOMING, legs=legs)
     elif quote.source_kind == Quote.SourceKind.EXTERNAL:  # a pull was collected
         sending = _sending_system(quote)
         legs = [Leg(sending[Kind.WORLD], -quote.total_sending_amount), *_fee_legs(quote, sending)]
         legs += _deliver_legs(quote, txn, sending)
-        ledger_post(
-            platform_id=txn.platform_id, kind=JournalKind.PULL, key=_key(txn, "pull"), legs=legs, txn=txn
-        )
+        ledger_post_transaction(txn, kind=JournalKind.PULL, legs=legs)
     else:  # a payout settled
         sending = _sending_system(quote)
         book = txn.destination_internal_account_id is not None
@@ -504,13 +523,7 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
         # A same-currency book transfer converts nothing: its SETTLEMENT passes straight to the
         # receiving side, and a delivery journal would net to no postings at all.
         if not (book and _nets_to_nothing(legs)):
-            ledger_post(
-                platform_id=txn.platform_id,
-                kind=JournalKind.DELIVERY,
-                key=_key(txn, "delivery"),
-                legs=legs,
-                txn=txn,
-            )
+            ledger_post_transaction(txn, kind=JournalKind.DELIVERY, legs=legs)
         if book:
             transaction_transition(book_transfer_receive(quote, txn), Status.COMPLETED, locked=True)
         network = _on_chain_network(quote)
@@ -542,7 +555,10 @@ def _refund(quote: Quote | None, txn: Transaction, *, reason: str, fails: bool) 
     taken = next(
         (
             k
-            for k in (_key(txn, "debit"), _key(txn, "funding"))
+            for k in (
+                ledger_journal_key(txn, JournalKind.DEBIT),
+                ledger_journal_key(txn, JournalKind.FUNDING),
+            )
             if LedgerJournal.objects.filter(key=k).exists()
         ),
         None,
@@ -557,7 +573,8 @@ def _refund(quote: Quote | None, txn: Transaction, *, reason: str, fails: bool) 
         "reason": reason,
     }
     if not fails:
-        ledger_reverse(journal_key=taken, key=_key(txn, "refund"), kind=JournalKind.REFUND, txn=txn)
+        refund_key = ledger_journal_key(txn, JournalKind.REFUND)
+        ledger_reverse(journal_key=taken, key=refund_key, kind=JournalKind.REFUND, txn=txn)
         refund["settledAt"] = utc_timestamp(now)
     return refund
 
@@ -585,7 +602,10 @@ def transaction_fail(
 
 def _return(quote: Quote | None, txn: Transaction, *, detail: str) -> None:
     ledger_reverse(
-        journal_key=_key(txn, "delivery"), key=_key(txn, "return"), kind=JournalKind.RETURN, txn=txn
+        journal_key=ledger_journal_key(txn, JournalKind.DELIVERY),
+        key=ledger_journal_key(txn, JournalKind.RETURN),
+        kind=JournalKind.RETURN,
+        txn=txn,
     )
     transaction_fail(
         quote, txn, failure_reason="PAYOUT_RETURNED", detail=detail or "the bank returned the payout"
@@ -609,34 +629,31 @@ def transaction_get(*, platform: Platform, transaction_id: UUID) -> Transaction:
     return txn
 
 
+# The list filters that match one column; `start` and `end` bound the creation time, inclusive.
+_LIST_LOOKUPS = {
+    "customer_id": "customer_id",
+    "platform_customer_id": "platform_customer_id",
+    "sender_account_identifier": "sender_identifier",
+    "receiver_account_identifier": "receiver_identifier",
+    "status": "status",
+    "type": "type",
+    "reference": "reference",
+    "start": "created_at__gte",
+    "end": "created_at__lte",
+}
+
+
 def transaction_list(*, platform: Platform, filters: dict[str, Any]) -> QuerySet[Transaction]:
     """The platform's transactions matching `filters` (keys as in the API, values parsed), after
     applying due steps so no listed transaction shows a state it has already left."""
     transaction_steps_apply_due(platform=platform, limit=200)
     rows = Transaction.objects.for_platform(platform)
-    if "customer_id" in filters:
-        rows = rows.filter(customer_id=filters["customer_id"])
+    rows = rows.filter(**{_LIST_LOOKUPS[k]: v for k, v in filters.items() if k in _LIST_LOOKUPS})
     if filters.get("platform_only"):
         rows = rows.filter(customer__isnull=True)
-    if "platform_customer_id" in filters:
-        rows = rows.filter(platform_customer_id=filters["platform_customer_id"])
     if "account_identifier" in filters:
         value = filters["account_identifier"]
         rows = rows.filter(sender_identifier=value) | rows.filter(receiver_identifier=value)
-    if "sender_account_identifier" in filters:
-        rows = rows.filter(sender_identifier=filters["sender_account_identifier"])
-    if "receiver_account_identifier" in filters:
-        rows = rows.filter(receiver_identifier=filters["receiver_account_identifier"])
-    if "status" in filters:
-        rows = rows.filter(status=filters["status"])
-    if "type" in filters:
-        rows = rows.filter(type=filters["type"])
-    if "reference" in filters:
-        rows = rows.filter(reference=filters["reference"])
-    if "start" in filters:
-        rows = rows.filter(created_at__gte=filters["start"])
-    if "end" in filters:
-        rows = rows.filter(created_at__lte=filters["end"])
     return rows
 
 

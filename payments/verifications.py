@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 
 from payments import clock, events, kyc_rules
 from payments.customers import Actor, customer_get_for_update, customer_status_transition
-from payments.errors import BadRequest, ResourceNotFound
+from payments.errors import BadRequest, first_or_404
 from payments.models import Customer, CustomerStatus, Document, Platform, Verification
 
 IDENTITY_DOCUMENT_TYPES = (Document.Type.PASSPORT, Document.Type.DRIVERS_LICENSE, Document.Type.NATIONAL_ID)
@@ -189,10 +189,9 @@ def verification_submit(*, platform: Platform, customer_id: UUID, actor: Actor =
 
 
 def verification_get(*, platform: Platform, verification_id: UUID) -> Verification:
-    verification = Verification.objects.for_platform(platform).filter(pk=verification_id).first()
-    if verification is None:
-        raise ResourceNotFound("Verification")
-    return verification
+    return first_or_404(
+        Verification.objects.for_platform(platform).filter(pk=verification_id), "Verification"
+    )
 
 
 def verification_list(

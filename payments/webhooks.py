@@ -66,8 +66,15 @@ Status = WebhookEvent.Status
 # --- the body and its signature -------------------------------------------------------------------
 
 
-def webhook_body(payload: dict[str, Any]) -> str:
-    """Compact JSON, rendered like the API renders its responses (DRF's encoder, UTF-8, no NaN)."""
+def webhook_body(*, event_id: UUID, type: str, at: dt.datetime, data: dict[str, Any]) -> str:
+    """An event's body: compact JSON, rendered like the API renders its responses (DRF's encoder,
+    UTF-8, no NaN)."""
+    payload = {
+        "id": ids.render(WebhookEvent.ID_KIND, event_id),
+        "type": type,
+        "timestamp": utc_timestamp(at),
+        "data": data,
+    }
     return json.dumps(payload, cls=JSONEncoder, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
@@ -128,14 +135,7 @@ def webhook_emit(
         raise ValueError("webhook data must be a dict (the resource in its wire shape)")
     event_id = ids.uuid7()
     now = clock.now()
-    body = webhook_body(
-        {
-            "id": ids.render(WebhookEvent.ID_KIND, event_id),
-            "type": type,
-            "timestamp": utc_timestamp(now),
-            "data": data,
-        }
-    )
+    body = webhook_body(event_id=event_id, type=type, at=now, data=data)
     has_endpoint = bool(platform.webhook_endpoint)
     event = WebhookEvent(
         id=event_id,
@@ -164,14 +164,7 @@ def webhook_rewrite(*, event_id: UUID, type: str, data: dict[str, Any]) -> bool:
     final from the commit on). False when there is no such event (e.g. the savepoint that wrote it
     was rolled back)."""
     now = clock.now()
-    body = webhook_body(
-        {
-            "id": ids.render(WebhookEvent.ID_KIND, event_id),
-            "type": type,
-            "timestamp": utc_timestamp(now),
-            "data": data,
-        }
-    )
+    body = webhook_body(event_id=event_id, type=type, at=now, data=data)
     updated = WebhookEvent.objects.filter(pk=event_id, type=type, attempts=0).update(
         body=body, updated_at=now
     )

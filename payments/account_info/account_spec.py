@@ -125,5 +125,19 @@ _BANK_OR_MOBILE: Final = MappingProxyType({
 _BANK_OR_MOBILE_OPTIONAL: Final = MappingProxyType({"accountNumber": ACCOUNT_NUMBER, "phoneNumber": PHONE})
 
 
+def _bank_or_mobile(
+    account_type: str, *, primary: tuple[str, ...] = ("accountNumber", "phoneNumber"), **extra: FieldSpec
+) -> AccountTypeSpec:
+    """A bank account or a mobile-money wallet, named by the bank; ``extra`` adds optional fields."""
+    return _fiat(
+        account_type,
+        rails=("BANK_TRANSFER", "MOBILE_MONEY"),
+        primary=primary,
+        required={"bankName": _text()},
+        optional={**_BANK_OR_MOBILE_OPTIONAL, **extra},
+        any_of=_BANK_OR_MOBILE,
+    )
+
+
 def _individual_needs(*extra: str) -> BeneficiaryRule:
     return BeneficiaryRule(required=True, individual=("fullName", *extra), fields=_PERSON_FIELDS)

@@ -7,10 +7,10 @@ from types import MappingProxyType
 from typing import Final
 
 from payments.account_info.account_spec import (
-    _BANK_OR_MOBILE,
     _BANK_OR_MOBILE_OPTIONAL,
     AccountTypeSpec,
     _bank_by_swift,
+    _bank_or_mobile,
     _fiat,
     _individual_needs,
     _mobile_money,
@@ -63,14 +63,7 @@ _SPECS: Final = (
         required={"accountNumber": CBU_CVU},
         external_account=False,
     ),
-    _fiat(
-        "BDT_ACCOUNT",
-        rails=("BANK_TRANSFER", "MOBILE_MONEY"),
-        primary=("accountNumber", "phoneNumber"),
-        required={"bankName": _text()},
-        optional={**_BANK_OR_MOBILE_OPTIONAL, "branchCode": _digits(5), "swiftCode": SWIFT_BIC},
-        any_of=_BANK_OR_MOBILE,
-    ),
+    _bank_or_mobile("BDT_ACCOUNT", branchCode=_digits(5), swiftCode=SWIFT_BIC),
     _fiat(
         "BRL_ACCOUNT",
         rails=("PIX",),
@@ -88,14 +81,7 @@ _SPECS: Final = (
             "accountNumber": _digits(7, 12),
         },
     ),
-    _fiat(
-        "CNY_ACCOUNT",
-        rails=("BANK_TRANSFER", "MOBILE_MONEY"),
-        primary=("accountNumber", "phoneNumber"),
-        required={"bankName": _text()},
-        optional=_BANK_OR_MOBILE_OPTIONAL,
-        any_of=_BANK_OR_MOBILE,
-    ),
+    _bank_or_mobile("CNY_ACCOUNT"),
     _fiat(
         "COP_ACCOUNT",
         rails=("BANK_TRANSFER", "MOBILE_MONEY"),
@@ -137,14 +123,7 @@ _SPECS: Final = (
         primary=("accountNumber",),
         required={"sortCode": SORT_CODE, "accountNumber": UK_ACCOUNT_NUMBER},
     ),
-    _fiat(
-        "GHS_ACCOUNT",
-        rails=("BANK_TRANSFER", "MOBILE_MONEY"),
-        primary=("accountNumber", "phoneNumber"),
-        required={"bankName": _text()},
-        optional=_BANK_OR_MOBILE_OPTIONAL,
-        any_of=_BANK_OR_MOBILE,
-    ),
+    _bank_or_mobile("GHS_ACCOUNT"),
     _fiat(
         "GTQ_ACCOUNT",
         rails=("BANK_TRANSFER",),
@@ -201,13 +180,10 @@ _SPECS: Final = (
         primary=("accountNumber",),
         required={"bankName": _text(), "accountNumber": _digits(8, 16)},
     ),
-    _fiat(
+    _bank_or_mobile(
         "PKR_ACCOUNT",
-        rails=("BANK_TRANSFER", "MOBILE_MONEY"),
         primary=("accountNumber", "iban", "phoneNumber"),
-        required={"bankName": _text()},
-        optional={**_BANK_OR_MOBILE_OPTIONAL, "iban": _country_iban("^PK[0-9]{2}[A-Z]{4}[0-9]{16}$", 24)},
-        any_of=_BANK_OR_MOBILE,
+        iban=_country_iban("^PK[0-9]{2}[A-Z]{4}[0-9]{16}$", 24),
     ),
     _mobile_money("RWF_ACCOUNT", _national_phone("250", "9", "Rwandan")),
     _fiat(

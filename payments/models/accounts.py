@@ -14,17 +14,8 @@ from payments.models.base import PlatformScoped
 class InternalAccount(PlatformScoped):
     ID_KIND = "InternalAccount"
 
-    class Type(models.TextChoices):
-        INTERNAL_FIAT = "INTERNAL_FIAT"
-        INTERNAL_CRYPTO = "INTERNAL_CRYPTO"
-        EMBEDDED_WALLET = "EMBEDDED_WALLET"
-
-    class Status(models.TextChoices):
-        PENDING = "PENDING"
-        ACTIVE = "ACTIVE"
-        CLOSED = "CLOSED"
-        FROZEN = "FROZEN"
-        FAILED = "FAILED"
+    Type = models.TextChoices("Type", "INTERNAL_FIAT INTERNAL_CRYPTO EMBEDDED_WALLET")
+    Status = models.TextChoices("Status", "PENDING ACTIVE CLOSED FROZEN FAILED")
 
     # Null for the platform's own accounts.
     customer = models.ForeignKey(

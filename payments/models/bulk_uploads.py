@@ -33,10 +33,7 @@ class BulkUploadJob(PlatformScoped):
 class BulkUploadRow(models.Model):
     """One data row of the CSV, with its outcome."""
 
-    class Status(models.TextChoices):
-        PENDING = "PENDING"
-        CREATED = "CREATED"
-        FAILED = "FAILED"
+    Status = models.TextChoices("Status", "PENDING CREATED FAILED")
 
     job = models.ForeignKey(BulkUploadJob, on_delete=models.CASCADE, related_name="rows")
     # The row's record number in the file, counting the header as row 1 (as a spreadsheet shows it).

@@ -9,28 +9,16 @@ from django.db.models import Q
 from payments import clock, ids, secret_box
 from payments.models.base import PlatformScoped, PublicRecord
 
-
-class CustomerStatus(models.TextChoices):
-    """`kycStatus` of an individual or `kybStatus` of a business (one column, rendered by type)."""
-
-    UNVERIFIED = "UNVERIFIED"
-    PENDING = "PENDING"
-    APPROVED = "APPROVED"
-    REJECTED = "REJECTED"
-    HOLD = "HOLD"
+# `kycStatus` of an individual or `kybStatus` of a business (one column, rendered by type).
+CustomerStatus = models.TextChoices("CustomerStatus", "UNVERIFIED PENDING APPROVED REJECTED HOLD")
 
 
 class Customer(PlatformScoped):
     ID_KIND = "Customer"
     Status = CustomerStatus
 
-    class Type(models.TextChoices):
-        INDIVIDUAL = "INDIVIDUAL"
-        BUSINESS = "BUSINESS"
-
-    class AcceptanceMethod(models.TextChoices):
-        CHECKBOX = "CHECKBOX"
-        CLICK_TO_ACCEPT = "CLICK_TO_ACCEPT"
+    Type = models.TextChoices("Type", "INDIVIDUAL BUSINESS")
+    AcceptanceMethod = models.TextChoices("AcceptanceMethod", "CHECKBOX CLICK_TO_ACCEPT")
 
     customer_type = models.CharField(max_length=16, choices=Type.choices)
     platform_customer_id = models.CharField(max_length=255)
@@ -112,17 +100,7 @@ class Customer(PlatformScoped):
     def registration_number(self) -> str:
         return (self.business_info or {}).get("registrationNumber", "")
 
-    @property
-    def identifier(self) -> str:
-        if not self.identifier_sealed:
-            return ""
-        return secret_box.unseal(self.identifier_sealed, purpose="customer.identifier").decode()
-
-    @identifier.setter
-    def identifier(self, value: str) -> None:
-        self.identifier_sealed = (
-            secret_box.seal(value.encode(), purpose="customer.identifier") if value else ""
-        )
+    identifier = secret_box.sealed_text(field="identifier_sealed", purpose="customer.identifier")
 
     @property
     def has_terms_consent(self) -> bool:
@@ -152,13 +130,7 @@ class CustomerStatusChange(models.Model):
 class BeneficialOwner(PlatformScoped):
     ID_KIND = "BeneficialOwner"
 
-    class Role(models.TextChoices):
-        UBO = "UBO"
-        DIRECTOR = "DIRECTOR"
-        COMPANY_OFFICER = "COMPANY_OFFICER"
-        CONTROL_PERSON = "CONTROL_PERSON"
-        TRUSTEE = "TRUSTEE"
-        GENERAL_PARTNER = "GENERAL_PARTNER"
+    Role = models.TextChoices("Role", "UBO DIRECTOR COMPANY_OFFICER CONTROL_PERSON TRUSTEE GENERAL_PARTNER")
 
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="beneficial_owners")
     roles = models.JSONField(default=list)
@@ -175,53 +147,44 @@ class BeneficialOwner(PlatformScoped):
         info = self.personal_info or {}
         return f"{info.get('firstName', '')} {info.get('lastName', '')}".strip() or self.public_id
 
-    @property
-    def identifier(self) -> str:
-        if not self.identifier_sealed:
-            return ""
-        return secret_box.unseal(self.identifier_sealed, purpose="beneficial-owner.identifier").decode()
-
-    @identifier.setter
-    def identifier(self, value: str) -> None:
-        self.identifier_sealed = (
-            secret_box.seal(value.encode(), purpose="beneficial-owner.identifier") if value else ""
-        )
+    identifier = secret_box.sealed_text(field="identifier_sealed", purpose="beneficial-owner.identifier")
 
 
 class Document(PlatformScoped):
     ID_KIND = "Document"
 
-    class Type(models.TextChoices):
-        PASSPORT = "PASSPORT"
-        DRIVERS_LICENSE = "DRIVERS_LICENSE"
-        NATIONAL_ID = "NATIONAL_ID"
-        PROOF_OF_ADDRESS = "PROOF_OF_ADDRESS"
-        BANK_STATEMENT = "BANK_STATEMENT"
-        TAX_RETURN = "TAX_RETURN"
-        CERTIFICATE_OF_INCORPORATION = "CERTIFICATE_OF_INCORPORATION"
-        ARTICLES_OF_INCORPORATION = "ARTICLES_OF_INCORPORATION"
-        ARTICLES_OF_ASSOCIATION = "ARTICLES_OF_ASSOCIATION"
-        STATE_REGISTRY_EXCERPT = "STATE_REGISTRY_EXCERPT"
-        GOOD_STANDING_CERTIFICATE = "GOOD_STANDING_CERTIFICATE"
-        INFORMATION_STATEMENT = "INFORMATION_STATEMENT"
-        INCUMBENCY_CERTIFICATE = "INCUMBENCY_CERTIFICATE"
-        BUSINESS_LICENSE = "BUSINESS_LICENSE"
-        SHAREHOLDER_REGISTER = "SHAREHOLDER_REGISTER"
-        POWER_OF_ATTORNEY = "POWER_OF_ATTORNEY"
-        UTILITY_BILL = "UTILITY_BILL"
-        ELECTRICITY_BILL = "ELECTRICITY_BILL"
-        RENT_OR_LEASE_AGREEMENT = "RENT_OR_LEASE_AGREEMENT"
-        DIRECTOR_REGISTRY = "DIRECTOR_REGISTRY"
-        TRUST_AGREEMENT = "TRUST_AGREEMENT"
-        STATE_COMPANY_REGISTRY = "STATE_COMPANY_REGISTRY"
-        PARTNERSHIP_CONTROL_AGREEMENT = "PARTNERSHIP_CONTROL_AGREEMENT"
-        PARTNERSHIP_AGREEMENT = "PARTNERSHIP_AGREEMENT"
-        SELFIE = "SELFIE"
-        OTHER = "OTHER"
-
-    class Side(models.TextChoices):
-        FRONT = "FRONT"
-        BACK = "BACK"
+    Type = models.TextChoices(
+        "Type",
+        [
+            "PASSPORT",
+            "DRIVERS_LICENSE",
+            "NATIONAL_ID",
+            "PROOF_OF_ADDRESS",
+            "BANK_STATEMENT",
+            "TAX_RETURN",
+            "CERTIFICATE_OF_INCORPORATION",
+            "ARTICLES_OF_INCORPORATION",
+            "ARTICLES_OF_ASSOCIATION",
+            "STATE_REGISTRY_EXCERPT",
+            "GOOD_STANDING_CERTIFICATE",
+            "INFORMATION_STATEMENT",
+            "INCUMBENCY_CERTIFICATE",
+            "BUSINESS_LICENSE",
+            "SHAREHOLDER_REGISTER",
+            "POWER_OF_ATTORNEY",
+            "UTILITY_BILL",
+            "ELECTRICITY_BILL",
+            "RENT_OR_LEASE_AGREEMENT",
+            "DIRECTOR_REGISTRY",
+            "TRUST_AGREEMENT",
+            "STATE_COMPANY_REGISTRY",
+            "PARTNERSHIP_CONTROL_AGREEMENT",
+            "PARTNERSHIP_AGREEMENT",
+            "SELFIE",
+            "OTHER",
+        ],
+    )
+    Side = models.TextChoices("Side", "FRONT BACK")
 
     # The customer is always set (for an owner's document, the owner's business) so that every
     # document of a customer is one query away; beneficial_owner narrows the holder.
@@ -256,13 +219,9 @@ class Verification(PlatformScoped):
 
     ID_KIND = "Verification"
 
-    class Status(models.TextChoices):
-        RESOLVE_ERRORS = "RESOLVE_ERRORS"
-        PENDING_MANUAL_REVIEW = "PENDING_MANUAL_REVIEW"
-        IN_PROGRESS = "IN_PROGRESS"
-        APPROVED = "APPROVED"
-        REJECTED = "REJECTED"
-        READY_FOR_VERIFICATION = "READY_FOR_VERIFICATION"
+    Status = models.TextChoices(
+        "Status", "RESOLVE_ERRORS PENDING_MANUAL_REVIEW IN_PROGRESS APPROVED REJECTED READY_FOR_VERIFICATION"
+    )
 
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="verifications")
     status = models.CharField(max_length=32, choices=Status.choices)

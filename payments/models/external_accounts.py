@@ -11,33 +11,21 @@ from django.db.models import Q
 from payments import clock
 from payments.models.base import PlatformScoped
 
-
-class ExternalAccountStatus(models.TextChoices):
-    """The reference's `ExternalAccountStatus`."""
-
-    PENDING = "PENDING"
-    ACTIVE = "ACTIVE"
-    PENDING_OWNERSHIP_VERIFICATION = "PENDING_OWNERSHIP_VERIFICATION"
-    UNVERIFIED = "UNVERIFIED"
-    UNDER_REVIEW = "UNDER_REVIEW"
-    INACTIVE = "INACTIVE"
+# The reference's `ExternalAccountStatus`.
+ExternalAccountStatus = models.TextChoices(
+    "ExternalAccountStatus", "PENDING ACTIVE PENDING_OWNERSHIP_VERIFICATION UNVERIFIED UNDER_REVIEW INACTIVE"
+)
 
 
 class ExternalAccount(PlatformScoped):
     ID_KIND = "ExternalAccount"
     Status = ExternalAccountStatus
 
-    class OwnershipType(models.TextChoices):
-        FIRST_PARTY = "FIRST_PARTY"
-        THIRD_PARTY = "THIRD_PARTY"
-
-    class BeneficiaryVerificationStatus(models.TextChoices):
-        MATCHED = "MATCHED"
-        PARTIAL_MATCH = "PARTIAL_MATCH"
-        NOT_MATCHED = "NOT_MATCHED"
-        UNSUPPORTED = "UNSUPPORTED"
-        CHECKED_BY_RECEIVING_FI = "CHECKED_BY_RECEIVING_FI"
-        PENDING = "PENDING"
+    OwnershipType = models.TextChoices("OwnershipType", "FIRST_PARTY THIRD_PARTY")
+    BeneficiaryVerificationStatus = models.TextChoices(
+        "BeneficiaryVerificationStatus",
+        "MATCHED PARTIAL_MATCH NOT_MATCHED UNSUPPORTED CHECKED_BY_RECEIVING_FI PENDING",
+    )
 
     # Null for the platform's own accounts.
     customer = models.ForeignKey(

@@ -37,10 +37,7 @@ class Platform(PublicRecord):
 class ApiToken(PlatformScoped):
     ID_KIND = "Token"
 
-    class Permission(models.TextChoices):
-        VIEW = "VIEW"
-        TRANSACT = "TRANSACT"
-        MANAGE = "MANAGE"
+    Permission = models.TextChoices("Permission", "VIEW TRANSACT MANAGE")
 
     name = models.CharField(max_length=200)
     permissions = models.JSONField(default=list)

@@ -6,14 +6,9 @@ from django.db import models
 
 from payments.models.base import PlatformScoped
 
-
-class QuoteStatus(models.TextChoices):
-    PENDING = "PENDING"
-    PENDING_AUTHORIZATION = "PENDING_AUTHORIZATION"
-    PROCESSING = "PROCESSING"
-    COMPLETED = "COMPLETED"
-    FAILED = "FAILED"
-    EXPIRED = "EXPIRED"
+QuoteStatus = models.TextChoices(
+    "QuoteStatus", "PENDING PENDING_AUTHORIZATION PROCESSING COMPLETED FAILED EXPIRED"
+)
 
 
 class Quote(PlatformScoped):
@@ -25,10 +20,7 @@ class Quote(PlatformScoped):
         EXTERNAL = "EXTERNAL"  # an external account is pulled from (ACH/SEPA debit)
         REALTIME = "REALTIME"  # the payer pays paymentInstructions just in time
 
-    class DestinationKind(models.TextChoices):
-        INTERNAL = "INTERNAL"
-        EXTERNAL = "EXTERNAL"
-        UMA = "UMA"
+    DestinationKind = models.TextChoices("DestinationKind", "INTERNAL EXTERNAL UMA")
 
     # Change only through payments.quote_status.quote_transition.
     status = models.CharField(max_length=24, choices=QuoteStatus.choices, default=QuoteStatus.PENDING)

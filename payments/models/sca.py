@@ -8,11 +8,7 @@ from django.db.models import Q
 
 from payments.models.base import PlatformScoped
 
-
-class ScaFactor(models.TextChoices):
-    SMS_OTP = "SMS_OTP"
-    TOTP = "TOTP"
-    PASSKEY = "PASSKEY"
+ScaFactor = models.TextChoices("ScaFactor", "SMS_OTP TOTP PASSKEY")
 
 
 class ScaChallengeStatus(models.TextChoices):
@@ -71,10 +67,7 @@ class ScaChallenge(PlatformScoped):
     ID_KIND = "ScaChallenge"
     Status = ScaChallengeStatus
 
-    class Kind(models.TextChoices):
-        PAYMENT = "PAYMENT"
-        LOGIN = "LOGIN"
-        ENROLLMENT = "ENROLLMENT"
+    Kind = models.TextChoices("Kind", "PAYMENT LOGIN ENROLLMENT")
 
     customer = models.ForeignKey("payments.Customer", on_delete=models.CASCADE, related_name="+")
     kind = models.CharField(max_length=16, choices=Kind.choices)

@@ -10,7 +10,7 @@ from django.db import transaction
 
 from payments import clock, wallet_seam
 from payments.errors import BadRequest, Conflict, ResourceNotFound
-from payments.ledger import ledger_internal_account_by_id, ledger_post
+from payments.ledger import ledger_internal_account_by_id, ledger_post_transaction
 from payments.limits import limits_count_daily, usd_cents
 from payments.models import InternalAccount, LedgerJournal, Platform, Quote, Transaction
 from payments.query_plans import plan_first
@@ -24,11 +24,10 @@ from payments.transactions import (
     funding_legs,
     payout_events,
     steps_from_events,
-    steps_set,
     transaction_apply_due,
     transaction_fail,
     transaction_lock,
-    transaction_transition,
+    transaction_transition_with_steps,
 )
 from payments.wire.time import utc_timestamp
 
@@ -141,12 +140,10 @@ def execute_locked(quote: Quote, txn: Transaction) -> None:
     if internal:
         source = ledger_internal_account_by_id(quote.source_internal_account_id)
         quote.source_internal_account.platform = txn.platform  # the quote's own platform
-        ledger_post(
-            platform_id=quote.platform_id,
+        ledger_post_transaction(
+            txn,
             kind=LedgerJournal.Kind.DEBIT,
-            key=f"txn:{txn.pk}:debit",
             legs=debit_legs(quote, source),
-            txn=txn,
             accounts=[quote.source_internal_account],
         )
     # After the debit: balance rows are locked before the volume row (see payments.limits).
@@ -170,17 +167,14 @@ def _processing(
     quote: Quote, txn: Transaction, events: list[RailEvent], *, now: dt.datetime, usd_value: int
 ) -> None:
     """Schedule what the rail will report and move the transaction (and its quote) to PROCESSING."""
-    steps_set(txn, steps_from_events(events, start=now))
-    transaction_transition(
+    transaction_transition_with_steps(
         txn,
         Transaction.Status.PROCESSING,
         quote=quote,
-        locked=True,
+        steps=steps_from_events(events, start=now),
         quote_changes={"executed_at": now},
         executed_at=now,
         usd_value=usd_value,
-        steps=txn.steps,
-        next_step_at=txn.next_step_at,
     )
 
 
@@ -212,12 +206,7 @@ def quote_funds_received(*, amount: int | None, transaction_id: UUID) -> Transac
         value = usd_cents(quote.total_sending_amount, quote.sending_currency)
         limits_count_daily(platform=txn.platform, customer_id=quote.customer_id, usd_value=value)
         now = clock.now()
-        ledger_post(
-            platform_id=quote.platform_id,
-            kind=LedgerJournal.Kind.FUNDING,
-            key=f"txn:{txn.pk}:funding",
-            legs=funding_legs(quote),
-            txn=txn,
-        )  # the payer's money arrived
+        # the payer's money arrived
+        ledger_post_transaction(txn, kind=LedgerJournal.Kind.FUNDING, legs=funding_legs(quote))
         _processing(quote, txn, payout_events(quote, txn), now=now, usd_value=value)
     return txn

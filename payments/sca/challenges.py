@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from payments.errors import BadRequest
 from payments.models import Customer, Quote, ScaChallenge, ScaChallengeStatus
+from payments.sca.errors import _proof_refused
 from payments.state_machines import StateMachine, update_row
+from payments.wire.time import utc_timestamp
 
 Status = ScaChallengeStatus
 Kind = ScaChallenge.Kind
@@ -29,6 +32,14 @@ def sca_challenge_transition(challenge: ScaChallenge, to: str, **changes: Any) -
     read it with `select_for_update`. Reaching the current status again is a no-op."""
     CHALLENGE_TRANSITIONS.move(challenge, Status(to), locked=True, changes=changes, write=update_row)
     return challenge
+
+
+def _challenge_expired(challenge: ScaChallenge, what: str) -> BadRequest:
+    """Mark a lapsed login or enrollment challenge EXPIRED; the refusal saying that `what` expired."""
+    sca_challenge_transition(challenge, Status.EXPIRED)
+    return _proof_refused(
+        f"The {what} expired at {utc_timestamp(challenge.expires_at)}; start a new one", "CHALLENGE_EXPIRED"
+    )
 
 
 def _cancel_pending(customer: Customer, kind: str) -> None:

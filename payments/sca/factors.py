@@ -27,6 +27,7 @@ from payments.sca.challenges import (
     Kind,
     Status,
     _cancel_pending,
+    _challenge_expired,
     _pending_challenge,
     sca_challenge_transition,
 )
@@ -36,7 +37,6 @@ from payments.sca.proofs import WEBAUTHN_TIMEOUT_MS, _attestation_fields, _origi
 from payments.sca.region import _sca_customer
 from payments.transactions import transaction_fail, transaction_lock
 from payments.wallet_seam import PasskeyInvalid, PasskeyMalformed, registration_verify
-from payments.wire.time import utc_timestamp
 
 
 @dataclass(frozen=True)
@@ -143,11 +143,7 @@ def sca_passkey_enroll_confirm(
             )
         now = clock.now()
         if challenge.expires_at <= now:
-            sca_challenge_transition(challenge, Status.EXPIRED)
-            refusal = _proof_refused(
-                f"The passkey enrollment expired at {utc_timestamp(challenge.expires_at)}; start a new one",
-                "CHALLENGE_EXPIRED",
-            )
+            refusal = _challenge_expired(challenge, "passkey enrollment")
         else:
             if error := _origin_error(origin):
                 raise error

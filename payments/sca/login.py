@@ -15,12 +15,17 @@ from django.db import transaction
 from payments import clock, ids
 from payments.errors import FieldError, InvalidInput, NotImplementedByService, RateLimited, ServiceError
 from payments.models import Customer, Platform, ScaChallenge, ScaFactor, ScaPasskey, ScaProfile
-from payments.sca.challenges import Kind, Status, _cancel_pending, sca_challenge_transition
+from payments.sca.challenges import (
+    Kind,
+    Status,
+    _cancel_pending,
+    _challenge_expired,
+    sca_challenge_transition,
+)
 from payments.sca.errors import _proof_refused
 from payments.sca.profile import _lock_check, _profile_lock
 from payments.sca.proofs import ScaProof, _assertion_options, _check_proof, _code_set
 from payments.sca.region import _sca_customer
-from payments.wire.time import utc_timestamp
 
 
 @dataclass(frozen=True)
@@ -149,11 +154,7 @@ def sca_login_complete(
                 "NO_LOGIN_PENDING",
             )
         if challenge.expires_at <= now:
-            sca_challenge_transition(challenge, Status.EXPIRED)
-            refusal = _proof_refused(
-                f"The SCA login expired at {utc_timestamp(challenge.expires_at)}; start a new one",
-                "CHALLENGE_EXPIRED",
-            )
+            refusal = _challenge_expired(challenge, "SCA login")
         else:
             refusal = _check_proof(challenge, profile, proof, now)
         if refusal is None:

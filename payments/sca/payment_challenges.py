@@ -32,7 +32,7 @@ from payments.transactions import (
     transaction_apply_due,
     transaction_fail,
     transaction_lock,
-    transaction_transition,
+    transaction_transition_with_steps,
 )
 
 CONVERSION, PAYOUT = "CURRENCY_CONVERSION", "PAYOUT"
@@ -115,15 +115,15 @@ def _issue(quote: Quote, *, step: int, factor: str, now: dt.datetime) -> ScaChal
     return challenge
 
 
-def _deadline(txn: Transaction, challenge: ScaChallenge, now: dt.datetime) -> None:
-    """The transaction's only due step while it waits: fail unless authorized by `expiresAt`."""
+def _deadline(challenge: ScaChallenge, now: dt.datetime) -> list[dict[str, Any]]:
+    """The transaction's only step while it waits: fail unless authorized by `expiresAt`."""
     event = RailEvent(
         after=challenge.expires_at - now,
         step=Step.FAIL,
         failure_reason=NOT_COMPLETED,
         detail=f"SCA challenge {challenge.public_id} was not authorized before it expired",
     )
-    steps_set(txn, steps_from_events([event], start=now))
+    return steps_from_events([event], start=now)
 
 
 def _payment_factor(customer: Customer, requested: str | None) -> str:
@@ -166,14 +166,8 @@ def sca_quote_hold(quote: Quote, txn: Transaction, *, factor: str | None) -> Non
     holds the transaction's row lock (or just created both rows)."""
     now = clock.now()
     challenge = _issue(quote, step=1, factor=_payment_factor(quote.customer, factor), now=now)
-    _deadline(txn, challenge, now)
-    transaction_transition(
-        txn,
-        Transaction.Status.PENDING_AUTHORIZATION,
-        quote=quote,
-        locked=True,
-        steps=txn.steps,
-        next_step_at=txn.next_step_at,
+    transaction_transition_with_steps(
+        txn, Transaction.Status.PENDING_AUTHORIZATION, quote=quote, steps=_deadline(challenge, now)
     )
 
 
@@ -219,14 +213,8 @@ def _release(quote: Quote, txn: Transaction) -> None:
     """Every challenge is authorized: run the execution SCA held back, or (realtime funding) return
     to PENDING so the now-issued paymentInstructions can be paid until the quote expires."""
     if quote.source_kind == Quote.SourceKind.REALTIME:
-        steps_set(txn, [expiry_step(quote.expires_at)])
-        transaction_transition(
-            txn,
-            Transaction.Status.PENDING,
-            quote=quote,
-            locked=True,
-            steps=txn.steps,
-            next_step_at=txn.next_step_at,
+        transaction_transition_with_steps(
+            txn, Transaction.Status.PENDING, quote=quote, steps=[expiry_step(quote.expires_at)]
         )
         return
     from payments.quotes.execute import quote_release  # quotes imports this module for its hooks
@@ -286,7 +274,7 @@ def _authorize_locked(quote: Quote, txn: Transaction, proof: ScaProof) -> Servic
     _proof_accepted(profile)
     if challenge.step < len(sca_plan(quote)):
         following = _issue(quote, step=challenge.step + 1, factor=challenge.factor, now=now)
-        _deadline(txn, following, now)
+        steps_set(txn, _deadline(following, now))
         Transaction.objects.filter(pk=txn.pk).update(steps=txn.steps, next_step_at=txn.next_step_at)
     else:
         _release(quote, txn)
