@@ -21,7 +21,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from payments.client import Session
 from wallets.portal import custody
 from wallets.portal.custody import ACCOUNT, ACCOUNT_CACHE
-from wallets.portal.http import go
+from wallets.portal.http import go, service_errors
 from wallets.portal.models import PortalAccount
 
 AUTH_AT = "portal_auth_at"
@@ -73,6 +73,11 @@ def portal_login_required[**P](view: Callable[P, HttpResponse]) -> Callable[P, H
         return view(request, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def signed_in_service_view[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResponse]:
+    """The money and payment-security pages: `portal_login_required` around `service_errors`."""
+    return portal_login_required(service_errors(view))
 
 
 def reauth_redirect(request: HttpRequest, next_url: str) -> HttpResponse:
