@@ -77,7 +77,9 @@ def _shim_step[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResponse
     return service_errors(require_POST(wrapper))  # type: ignore[return-value]
 
 
-def _choose_passkey(request: HttpRequest, client: ServiceClient, account: PortalAccount | None):
+def _choose_passkey(
+    request: HttpRequest, client: ServiceClient, account: PortalAccount | None
+) -> AuthMethod | None:
     if account is None or not account_wallet_refresh(client, account):
         return None
     keys = [c for c in client.credentials.list(account.wallet_account_id) if c.type == "PASSKEY"]
