@@ -9,10 +9,12 @@ streamed to staff by an admin view; they have no public URL.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
+from django.contrib.admin.utils import flatten_fieldsets
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -104,6 +106,16 @@ def _readable(value) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)
+
+
+def _readable_field(attr: str, *, description: str) -> Callable[[admin.ModelAdmin, Customer], str]:
+    """An admin column or read-only field showing a customer's JSON field `attr` through `_readable`."""
+
+    @admin.display(description=description)
+    def show(self: admin.ModelAdmin, customer: Customer) -> str:
+        return _readable(getattr(customer, attr))
+
+    return show
 
 
 class ReadOnlyInline(admin_base.ReadOnlyInline):
@@ -248,47 +260,16 @@ class CustomerReviewAdmin(ReadOnlyAdmin):
         ),
         ("Due diligence and terms", {"fields": ("due_diligence_details", "terms")}),
     )
-    readonly_fields = (
-        "status",
-        "customer_type",
-        "platform",
-        "platform_customer_id",
-        "deleted_at",
-        "full_name",
-        "birth_date",
-        "nationality",
-        "id_type",
-        "country_of_issuance",
-        "business_details",
-        "email",
-        "phone_number",
-        "uma_address",
-        "region",
-        "currency_list",
-        "address_details",
-        "due_diligence_details",
-        "terms",
-    )
+    readonly_fields = flatten_fieldsets(fieldsets)  # every field shown is read-only
 
     @admin.display(description="name")
     def display_name(self, customer: Customer) -> str:
         return customer.display_name or "—"
 
-    @admin.display(description="currencies")
-    def currency_list(self, customer: Customer) -> str:
-        return _readable(customer.currencies)
-
-    @admin.display(description="business info")
-    def business_details(self, customer: Customer) -> str:
-        return _readable(customer.business_info)
-
-    @admin.display(description="address")
-    def address_details(self, customer: Customer) -> str:
-        return _readable(customer.address)
-
-    @admin.display(description="due diligence")
-    def due_diligence_details(self, customer: Customer) -> str:
-        return _readable(customer.due_diligence)
+    currency_list = _readable_field("currencies", description="currencies")
+    business_details = _readable_field("business_info", description="business info")
+    address_details = _readable_field("address", description="address")
+    due_diligence_details = _readable_field("due_diligence", description="due diligence")
 
     @admin.display(description="end user terms")
     def terms(self, customer: Customer) -> str:

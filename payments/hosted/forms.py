@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from django import forms
 
-from payments.errors import InvalidInput
+from payments.errors import InvalidInput, ServiceError
 from payments.models import BeneficialOwner, Document
 from payments.wire.customers import ENTITY_TYPES
 from payments.wire.kyc import ID_TYPES
@@ -163,6 +163,13 @@ class WireForm(forms.Form):
                 self.add_error(None, error.get("message", "Invalid value"))
             elif name not in self.errors:
                 self.add_error(name, error.get("message", "Invalid value"))
+
+    def add_service_error(self, exc: ServiceError) -> None:
+        """The service's refusal of a save: invalid fields on their fields, anything else above the form."""
+        if isinstance(exc, InvalidInput):
+            self.add_wire_errors(exc.details.get("errors", []))
+        else:
+            self.add_error(None, exc.message)
 
     def validate(self, parse: Callable[[dict[str, Any]], Any]) -> Any | None:
         """Run the form's own checks, then `parse` (an API serializer) on what is left, so every

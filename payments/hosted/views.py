@@ -260,10 +260,8 @@ def details_view(request: HtmxHttpRequest, visit: Visit) -> HttpResponse:
                 customer = customer_update(
                     platform=customer.platform, customer_id=customer.pk, changes=changes
                 )
-            except InvalidInput as exc:
-                form.add_wire_errors(exc.details.get("errors", []))
             except ServiceError as exc:
-                form.add_error(None, exc.message)
+                form.add_service_error(exc)
             else:
                 return _go(request, visit.url(steps.flow_for(customer).first_incomplete.slug))
         form.focus_first_error()
@@ -334,10 +332,8 @@ def documents_view(request: HtmxHttpRequest, visit: Visit) -> HttpResponse:
             document = document_upload(
                 platform=customer.platform, holder_id=customer.public_id, data=data, file=data["file"]
             )
-        except InvalidInput as exc:
-            form.add_wire_errors(exc.details.get("errors", []))
         except ServiceError as exc:
-            form.add_error(None, exc.message)
+            form.add_service_error(exc)
         else:
             if not request.htmx:
                 return redirect(visit.url(DOCUMENTS))  # a reload must not upload it again
@@ -464,10 +460,8 @@ def owners_view(request: HtmxHttpRequest, visit: Visit) -> HttpResponse:
                     data=document_data,
                     file=document_data["file"],
                 )
-        except InvalidInput as exc:
-            form.add_wire_errors(exc.details.get("errors", []))
         except ServiceError as exc:
-            form.add_error(None, exc.message)
+            form.add_service_error(exc)
         else:
             if not request.htmx:
                 return redirect(visit.url(OWNERS))

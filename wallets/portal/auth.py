@@ -7,7 +7,6 @@ session signing key that goes with it is in `custody`.
 
 from __future__ import annotations
 
-import datetime as dt
 import time
 from collections.abc import Callable
 from functools import wraps
@@ -19,9 +18,10 @@ from django.middleware.csrf import rotate_token
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from payments.client import Session
 from wallets.portal import custody
 from wallets.portal.custody import ACCOUNT, ACCOUNT_CACHE
-from wallets.portal.http import go
+from wallets.portal.http import go, service_errors
 from wallets.portal.models import PortalAccount
 
 AUTH_AT = "portal_auth_at"
@@ -75,6 +75,11 @@ def portal_login_required[**P](view: Callable[P, HttpResponse]) -> Callable[P, H
     return wrapper  # type: ignore[return-value]
 
 
+def signed_in_service_view[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResponse]:
+    """The money and payment-security pages: `portal_login_required` around `service_errors`."""
+    return portal_login_required(service_errors(view))
+
+
 def reauth_redirect(request: HttpRequest, next_url: str) -> HttpResponse:
     """Send the user through sign-in (their key expired or was revoked, or the action needs a fresh
     sign-in) and back to `next_url` afterwards. `next_url` should be a GET page that shows the
@@ -96,13 +101,12 @@ def login_complete(
     request: HttpRequest,
     *,
     account: PortalAccount,
-    session_id: str,
+    session: Session,
     private_key_hex: str,
-    expires_at: dt.datetime,
     credential_id: str,
     credential_type: str,
 ) -> None:
-    """Sign `account` in on this browser with a new session key. A new Django session key and CSRF
+    """Sign `account` in on this browser with the service's new `session` and its key. A new Django session key and CSRF
     token are issued (no session fixation); signing in as someone else first signs the other out."""
     previous = request.session.get(ACCOUNT)
     custody.session_keys_forget(request)
@@ -117,9 +121,9 @@ def login_complete(
     custody.session_key_store(
         request,
         account=account,
-        session_id=session_id,
+        session_id=session.id,
         private_key_hex=private_key_hex,
-        expires_at=expires_at,
+        expires_at=session.expires_at,
         credential_id=credential_id,
         credential_type=credential_type,
     )

@@ -152,26 +152,24 @@ def login_view(request: HttpRequest) -> HttpResponse:
     return otp_start(request, email=email, channel=method or "email", next_url=next_url)
 
 
-def _identity(request: HttpRequest) -> dict[str, str] | None:
-    return request.session.get(IDENTITY)
+def _identity_page(request: HttpRequest, template: str) -> HttpResponse:
+    """A page for the address given (`IDENTITY`); without one, back to where it is asked for."""
+    identity = request.session.get(IDENTITY)
+    if identity is None:
+        return go(request, reverse("portal:login"))
+    return no_store(page(request, template, {**identity, "oauth_enabled": oauth.enabled()}))
 
 
 @require_http_methods(["GET"])
 def login_passkey_view(request: HttpRequest) -> HttpResponse:
     """Sign in with the passkey for the address given (the shim runs it), or have a code emailed."""
-    identity = _identity(request)
-    if identity is None:
-        return go(request, reverse("portal:login"))
-    return no_store(page(request, PASSKEY_PAGE, {**identity, "oauth_enabled": oauth.enabled()}))
+    return _identity_page(request, PASSKEY_PAGE)
 
 
 @require_http_methods(["GET"])
 def login_methods_view(request: HttpRequest) -> HttpResponse:
     """Every other way to sign in, the same for every address."""
-    identity = _identity(request)
-    if identity is None:
-        return go(request, reverse("portal:login"))
-    return no_store(page(request, METHODS_PAGE, {**identity, "oauth_enabled": oauth.enabled()}))
+    return _identity_page(request, METHODS_PAGE)
 
 
 def _locked_until(state: dict[str, Any]) -> dt.datetime | None:
@@ -262,9 +260,8 @@ def login_code_view(request: HttpRequest) -> HttpResponse:
     login_complete(
         request,
         account=account,
-        session_id=session.id,
+        session=session,
         private_key_hex=private_key_hex,
-        expires_at=session.expires_at,
         credential_id=state["credential_id"],
         credential_type=state["credential_type"],
     )

@@ -26,8 +26,8 @@ from payments.client import (
     ServiceError,
     Transaction,
 )
-from wallets.portal.auth import current_account, portal_login_required
-from wallets.portal.http import go, no_store, page, service_errors
+from wallets.portal.auth import current_account, signed_in_service_view
+from wallets.portal.http import go, no_store, page
 from wallets.portal.models import PortalAccount
 from wallets.portal.money import TERMINAL_STATUSES, fee_lines, rate_text
 from wallets.portal.payees import Payee, payee_of
@@ -45,7 +45,7 @@ SAVED_ACCOUNTS_SHOWN = 50
 
 def _account(request: HttpRequest) -> PortalAccount:
     account = current_account(request)
-    assert account is not None  # portal_login_required ran first
+    assert account is not None  # signed_in_service_view ran first
     return account
 
 
@@ -111,8 +111,7 @@ def _history(client: ServiceClient, account: PortalAccount, cursor: str | None) 
 
 
 @require_GET
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def money_home_view(request: HttpRequest) -> HttpResponse:
     account = _account(request)
     client = service_client()
@@ -134,8 +133,7 @@ def money_home_view(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def sandbox_fund_view(request: HttpRequest) -> HttpResponse:
     account = _account(request)
     client = service_client()
@@ -175,8 +173,7 @@ def _payment_context(client: ServiceClient, txn: Transaction) -> dict[str, Any]:
 
 
 @require_GET
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def transaction_status_view(request: HttpRequest, transaction_id: str) -> HttpResponse:
     client = service_client()
     txn = _own_transaction(client, _account(request), transaction_id)
@@ -189,8 +186,7 @@ def transaction_status_view(request: HttpRequest, transaction_id: str) -> HttpRe
 
 
 @require_GET
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def transaction_receipt_view(request: HttpRequest, transaction_id: str) -> HttpResponse:
     """A printable record of one payment: who, how much, fees, rate, when, and its reference."""
     client = service_client()

@@ -154,9 +154,8 @@ def oauth_callback_view(request: HttpRequest) -> HttpResponse:
     login_complete(
         request,
         account=account,
-        session_id=session.id,
+        session=session,
         private_key_hex=session_key.hex(),
-        expires_at=session.expires_at,
         credential_id=credential_id,
         credential_type="OAUTH",
     )

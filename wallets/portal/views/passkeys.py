@@ -15,6 +15,8 @@ goes on as above with the service's challenge for it, a second confirmation on t
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django.contrib import messages
@@ -62,7 +64,22 @@ def _needs_js(request: HttpRequest) -> HttpResponse:
     return page(request, "wallets/portal/passkey_needs_js.html", {}, status=400)
 
 
-def _choose_passkey(request: HttpRequest, client: ServiceClient, account: PortalAccount | None):
+def _shim_step[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResponse]:
+    """A step of the shim's ceremonies: a JSON POST, service errors answered in JSON; a form posted
+    without JavaScript gets the page saying passkeys need it."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: P.args, **kwargs: P.kwargs) -> HttpResponse:
+        if not wants_json(request):
+            return _needs_js(request)
+        return view(request, *args, **kwargs)
+
+    return service_errors(require_POST(wrapper))  # type: ignore[return-value]
+
+
+def _choose_passkey(
+    request: HttpRequest, client: ServiceClient, account: PortalAccount | None
+) -> AuthMethod | None:
     if account is None or not account_wallet_refresh(client, account):
         return None
     keys = [c for c in client.credentials.list(account.wallet_account_id) if c.type == "PASSKEY"]
@@ -90,38 +107,36 @@ def _login_ceremony(
     client: ServiceClient,
     *,
     account: PortalAccount | None,
-    credential_id: str | None,
-    webauthn_id: str | None,
+    passkey: AuthMethod | None,
     next_url: str,
     purpose: str,
-) -> dict[str, Any]:
-    """Start a passkey sign-in: a fresh key pair, the service's challenge bound to its public key."""
+) -> JsonResponse:
+    """Start a passkey sign-in: a fresh key pair, the service's challenge bound to its public key,
+    and the shim's next step. Without an account and its passkey, options that look the same and
+    find nothing."""
     state: dict[str, Any] = {"account_id": None, "next": next_url, "purpose": purpose, "at": time.time()}
-    if account is not None and credential_id and webauthn_id:
+    if account is not None and passkey is not None and passkey.credential_id:
         key = KeySigner.generate()
         challenge = client.credentials.challenge(
-            credential_id, client_public_key=key.public_key_hex_uncompressed
+            passkey.id, client_public_key=key.public_key_hex_uncompressed
         )
         if not isinstance(challenge, PasskeyChallenge):
             raise UnexpectedResponse("the service did not answer with a passkey challenge")
         state.update(
             account_id=account.pk,
-            credential_id=credential_id,
+            credential_id=passkey.id,
             request_id=challenge.request_id,
             key=sealing.seal(key.private_key_hex.encode("ascii"), purpose=_KEY_PURPOSE),
         )
-        options = passkeys.request_options(challenge=challenge.challenge, credential_id=webauthn_id)
+        options = passkeys.request_options(challenge=challenge.challenge, credential_id=passkey.credential_id)
     else:
         options = passkeys.decoy_request_options()
     request.session[LOGIN] = state
-    return {"mode": "get", "publicKey": options, "post": reverse("portal:passkey-login")}
+    return _json({"mode": "get", "publicKey": options, "post": reverse("portal:passkey-login")})
 
 
-@service_errors
-@require_POST
+@_shim_step
 def passkey_login_options_view(request: HttpRequest) -> HttpResponse:
-    if not wants_json(request):
-        return _needs_js(request)
     body = json_body(request)
     if body.get("autofill") is True:
         # Nothing is kept, asked of the service or counted until the person picks a passkey: the
@@ -144,23 +159,14 @@ def passkey_login_options_view(request: HttpRequest) -> HttpResponse:
     client = service_client()
     account = PortalAccount.objects.filter(email=form.cleaned_data["email"]).first()
     chosen = _choose_passkey(request, client, account)
-    step = _login_ceremony(
-        request,
-        client,
-        account=account if chosen else None,
-        credential_id=chosen.id if chosen else None,
-        webauthn_id=chosen.credential_id if chosen else None,
-        next_url=safe_next(request, form.cleaned_data["next"]),
-        purpose="login",
+    next_url = safe_next(request, form.cleaned_data["next"])
+    return _login_ceremony(
+        request, client, account=account, passkey=chosen, next_url=next_url, purpose="login"
     )
-    return _json(step)
 
 
-@service_errors
-@require_POST
+@_shim_step
 def passkey_login_view(request: HttpRequest) -> HttpResponse:
-    if not wants_json(request):
-        return _needs_js(request)
     body = json_body(request)
     if body.get("autofill") is True:
         return _autofill_picked(request, body)
@@ -190,9 +196,8 @@ def passkey_login_view(request: HttpRequest) -> HttpResponse:
     login_complete(
         request,
         account=account,
-        session_id=session.id,
+        session=session,
         private_key_hex=session_key.hex(),
-        expires_at=session.expires_at,
         credential_id=state["credential_id"],
         credential_type="PASSKEY",
     )
@@ -212,37 +217,33 @@ def _autofill_picked(request: HttpRequest, body: dict[str, Any]) -> HttpResponse
         return _json({"error": f"Too many sign-in attempts. Try again {wait_words(wait)}."}, status=429)
     client = service_client()
     account, chosen = _picked_passkey(client, body.get("credential"))
-    step = _login_ceremony(
-        request,
-        client,
-        account=account if chosen else None,
-        credential_id=chosen.id if chosen else None,
-        webauthn_id=chosen.credential_id if chosen else None,
-        next_url=safe_next(request, str(body.get("next") or "")),
-        purpose="login",
+    next_url = safe_next(request, str(body.get("next") or ""))
+    return _login_ceremony(
+        request, client, account=account, passkey=chosen, next_url=next_url, purpose="login"
     )
-    return _json(step)
 
 
-def _add_guard(request: HttpRequest) -> tuple[PortalAccount | None, JsonResponse | None]:
-    """Adding needs a signed-in account with a fresh sign-in and a live session key."""
-    account = current_account(request)
-    security = reverse("portal:security")
-    if account is None:
-        return None, _json({"redirect": login_url(security)})
-    if not auth_is_fresh(request):
-        return None, _json({"redirect": login_url(security, reauth=True)})
-    return account, None
+def _fresh_sign_in_required(
+    view: Callable[[HttpRequest, PortalAccount], HttpResponse],
+) -> Callable[[HttpRequest], HttpResponse]:
+    """Adding needs a signed-in account (passed to `view`) with a fresh sign-in and a live session key."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest) -> HttpResponse:
+        account = current_account(request)
+        security = reverse("portal:security")
+        if account is None:
+            return _json({"redirect": login_url(security)})
+        if not auth_is_fresh(request):
+            return _json({"redirect": login_url(security, reauth=True)})
+        return view(request, account)
+
+    return wrapper
 
 
-@service_errors
-@require_POST
-def passkey_add_options_view(request: HttpRequest) -> HttpResponse:
-    if not wants_json(request):
-        return _needs_js(request)
-    account, refused = _add_guard(request)
-    if refused is not None:
-        return refused
+@_shim_step
+@_fresh_sign_in_required
+def passkey_add_options_view(request: HttpRequest, account: PortalAccount) -> HttpResponse:
     form = PasskeyAddForm(json_body(request))
     if not form.is_valid():
         return _json({"error": form.errors["nickname"][0]}, status=400)
@@ -263,14 +264,9 @@ def passkey_add_options_view(request: HttpRequest) -> HttpResponse:
     return _json({"mode": "create", "publicKey": options, "post": reverse("portal:passkey-add")})
 
 
-@service_errors
-@require_POST
-def passkey_add_view(request: HttpRequest) -> HttpResponse:
-    if not wants_json(request):
-        return _needs_js(request)
-    account, refused = _add_guard(request)
-    if refused is not None:
-        return refused
+@_shim_step
+@_fresh_sign_in_required
+def passkey_add_view(request: HttpRequest, account: PortalAccount) -> HttpResponse:
     state = request.session.pop(ADD, None)
     if not state or time.time() - state["at"] > PENDING_SECONDS:
         return _json({"error": "That took too long. Please start again."}, status=400)
@@ -300,13 +296,11 @@ def passkey_add_view(request: HttpRequest) -> HttpResponse:
             return _json({"error": f"The passkey was not added. {explain(exc)}"}, status=400)
         raise
     # Activation: sign in with the new passkey straight away (challenge, assertion, verify).
-    step = _login_ceremony(
+    return _login_ceremony(
         request,
         client,
         account=account,
-        credential_id=credential.id,
-        webauthn_id=credential.credential_id,
+        passkey=credential,
         next_url=reverse("portal:security"),
         purpose="activate",
     )
-    return _json(step)

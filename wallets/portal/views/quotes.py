@@ -15,10 +15,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from payments.client import Quote, ServiceClient, ServiceClientError, ServiceError
 from wallets.portal import sca_steps
-from wallets.portal.auth import portal_login_required, reauth_redirect
+from wallets.portal.auth import reauth_redirect, signed_in_service_view
 from wallets.portal.custody import session_key_rejected, session_signer
 from wallets.portal.forms import RequoteForm
-from wallets.portal.http import go, no_store, page, service_errors
+from wallets.portal.http import go, no_store, page
 from wallets.portal.money import fee_lines, rate_text
 from wallets.portal.payees import payee_of
 from wallets.portal.service import service_client
@@ -97,8 +97,7 @@ def _execute(request: HttpRequest, client: ServiceClient, quote: Quote) -> Quote
 
 
 @require_http_methods(["GET", "POST"])
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def quote_confirm_view(request: HttpRequest, quote_id: str) -> HttpResponse:
     template = "wallets/portal/quote_confirm.html"
     account = _account(request)
@@ -134,8 +133,7 @@ def quote_confirm_view(request: HttpRequest, quote_id: str) -> HttpResponse:
 
 
 @require_POST
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def quote_requote_view(request: HttpRequest, quote_id: str) -> HttpResponse:
     """A fresh quote for the same destination and locked amount as a lapsed one."""
     account = _account(request)

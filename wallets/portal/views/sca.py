@@ -30,12 +30,12 @@ from payments.client import (
     SignerRequired,
 )
 from wallets.portal import sca_steps, throttle
-from wallets.portal.auth import auth_is_fresh, login_url, portal_login_required, reauth_redirect, safe_next
+from wallets.portal.auth import auth_is_fresh, login_url, reauth_redirect, safe_next, signed_in_service_view
 from wallets.portal.code_step import code_step_entry, code_step_page
 from wallets.portal.custody import session_key_rejected, session_signer
 from wallets.portal.devices import device_name
 from wallets.portal.forms import CodeForm, PhoneForm
-from wallets.portal.http import go, json_body, no_store, page, service_errors, wants_json
+from wallets.portal.http import go, json_body, no_store, page, wants_json
 from wallets.portal.service import service_client
 from wallets.portal.views.money import _account, _own_quote
 from wallets.portal.views.quotes import _quote_context
@@ -80,8 +80,7 @@ def _step_page(request: HttpRequest, quote: Quote, *, error: str = "", form: Cod
 
 
 @require_POST
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def quote_authorize_view(request: HttpRequest, quote_id: str) -> HttpResponse:
     """One approval: the SMS code (form) or the passkey assertion (the shim's JSON)."""
     account = _account(request)
@@ -134,8 +133,7 @@ def quote_authorize_view(request: HttpRequest, quote_id: str) -> HttpResponse:
 
 
 @require_POST
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def quote_authorize_passkey_view(request: HttpRequest, quote_id: str) -> HttpResponse:
     """The shim's first call for a PASSKEY step: the challenge's WebAuthn request options."""
     if not wants_json(request):
@@ -153,8 +151,7 @@ def quote_authorize_passkey_view(request: HttpRequest, quote_id: str) -> HttpRes
 
 
 @require_http_methods(["GET", "POST"])
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def quote_authorize_resend_view(request: HttpRequest, quote_id: str) -> HttpResponse:
     """POST: a new code for the current SMS step (after the cool-down). GET (htmx, when the cool-down
     ends): the resend button again."""
@@ -212,8 +209,7 @@ def _login_started(request: HttpRequest, client: ServiceClient, customer_id: str
 
 
 @require_http_methods(["GET", "POST"])
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def sca_login_view(request: HttpRequest) -> HttpResponse:
     """Confirm it's you for payments: a code by text message (when there is a phone number), or the
     payment passkey (when there is one); with neither, where to add one."""
@@ -254,8 +250,7 @@ def _code_context(request: HttpRequest, state: dict[str, Any], **extra: Any) -> 
 
 
 @require_http_methods(["GET", "POST"])
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def sca_login_code_view(request: HttpRequest) -> HttpResponse:
     state = request.session.get(LOGIN)
     if not state or not state.get("challenge_id"):
@@ -297,8 +292,7 @@ def sca_login_code_view(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def sca_login_code_resend_view(request: HttpRequest) -> HttpResponse:
     state = request.session.get(LOGIN)
     if not state:
@@ -316,8 +310,7 @@ def sca_login_code_resend_view(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def sca_login_passkey_view(request: HttpRequest) -> HttpResponse:
     """The shim: start a passkey SCA login (options), then complete it with the assertion."""
     if not wants_json(request):
@@ -388,8 +381,7 @@ def _security_page(request: HttpRequest, *, phone_form: PhoneForm | None = None,
 
 
 @require_http_methods(["GET"])
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def sca_security_view(request: HttpRequest) -> HttpResponse:
     """Payment security: the factors that approve payments, the phone number for codes, and the
     payment passkey."""
@@ -397,8 +389,7 @@ def sca_security_view(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def sca_phone_view(request: HttpRequest) -> HttpResponse:
     """Add or change the phone number that payment codes go to (the customer's `phoneNumber`). It
     needs a fresh sign-in; when the wallet signs in by text message too, the service asks the wallet
@@ -438,8 +429,7 @@ def sca_phone_view(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def sca_passkey_add_view(request: HttpRequest) -> HttpResponse:
     """The shim: registration options for the payment passkey, then the credential to confirm."""
     if not wants_json(request):
@@ -477,8 +467,7 @@ def sca_passkey_add_view(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def sca_passkey_remove_view(request: HttpRequest) -> HttpResponse:
     here = reverse("portal:sca-security")
     if not auth_is_fresh(request):

@@ -14,9 +14,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from payments.client import Conflict, ExternalAccount, InternalAccount, Quote, ServiceClient, ServiceError
-from wallets.portal.auth import portal_login_required
+from wallets.portal.auth import portal_login_required, signed_in_service_view
 from wallets.portal.forms import BANK_FIELD_NAMES, NEW_BANK, NEW_UMA, SendForm
-from wallets.portal.http import go, no_store, page, service_errors
+from wallets.portal.http import go, no_store, page
 from wallets.portal.models import PortalAccount
 from wallets.portal.money import minor_units
 from wallets.portal.payees import payee_of_account, saved_match
@@ -60,8 +60,7 @@ def _send_form(
 
 
 @require_http_methods(["GET", "POST"])
-@portal_login_required
-@service_errors
+@signed_in_service_view
 def send_view(request: HttpRequest) -> HttpResponse:
     template = "wallets/portal/send.html"
     account = _account(request)
