@@ -1,8 +1,6 @@
 from __future__ import annotations
 
-from typing import Any
-
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,7 +10,7 @@ from payments import ids
 from payments.accounts import platform_currency_codes
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import parse_query, request_json
-from payments.api.schema import operations
+from payments.api.schema import list_of, one_of, operations
 from payments.customers import (
     PendingContactChange,
     customer_create,
@@ -26,12 +24,8 @@ from payments.models import Customer
 from payments.wire.customers import (
     CREATE_SERIALIZERS,
     UPDATE_SERIALIZERS,
-    BusinessCustomerCreateSerializer,
     BusinessCustomerSerializer,
-    BusinessCustomerUpdateSerializer,
-    IndividualCustomerCreateSerializer,
     IndividualCustomerSerializer,
-    IndividualCustomerUpdateSerializer,
     parse_customer_body,
     render_customer,
 )
@@ -42,33 +36,18 @@ TAGS = ["Customers"]
 _operation = operations(TAGS)
 
 
-def _customer_one_of(**kwargs: Any) -> PolymorphicProxySerializer:
-    return PolymorphicProxySerializer(
-        component_name="CustomerOneOf",
-        serializers={"INDIVIDUAL": IndividualCustomerSerializer, "BUSINESS": BusinessCustomerSerializer},
-        resource_type_field_name="customerType",
-        **kwargs,
-    )
-
-
-CUSTOMER_ONE_OF = _customer_one_of()
-CUSTOMER_CREATE_ONE_OF = PolymorphicProxySerializer(
-    component_name="CustomerCreateRequestOneOf",
-    serializers={
-        "INDIVIDUAL": IndividualCustomerCreateSerializer,
-        "BUSINESS": BusinessCustomerCreateSerializer,
-    },
-    resource_type_field_name="customerType",
+CUSTOMER_ONE_OF = one_of(
+    "CustomerOneOf",
+    {"INDIVIDUAL": IndividualCustomerSerializer, "BUSINESS": BusinessCustomerSerializer},
+    discriminator="customerType",
 )
-CUSTOMER_UPDATE_ONE_OF = PolymorphicProxySerializer(
-    component_name="CustomerUpdateRequestOneOf",
-    serializers={
-        "INDIVIDUAL": IndividualCustomerUpdateSerializer,
-        "BUSINESS": BusinessCustomerUpdateSerializer,
-    },
-    resource_type_field_name="customerType",
+CUSTOMER_CREATE_ONE_OF = one_of(
+    "CustomerCreateRequestOneOf", CREATE_SERIALIZERS, discriminator="customerType"
 )
-CustomerListResponseSerializer = page_of(_customer_one_of(many=True), "CustomerListResponse")
+CUSTOMER_UPDATE_ONE_OF = one_of(
+    "CustomerUpdateRequestOneOf", UPDATE_SERIALIZERS, discriminator="customerType"
+)
+CustomerListResponseSerializer = page_of(list_of(CUSTOMER_ONE_OF), "CustomerListResponse")
 
 
 class CustomerListQuerySerializer(serializers.Serializer):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+from uuid import UUID
 
 from drf_spectacular.utils import extend_schema_view
 from rest_framework import serializers
@@ -38,6 +39,13 @@ TAGS = ["External Accounts"]
 # --- requests ------------------------------------------------------------------------------------
 
 
+def _customer_id(value: str) -> UUID:
+    customer_id = ids.parse_or_none("Customer", value)
+    if customer_id is None:
+        raise serializers.ValidationError("Must be a Customer:<uuid> id")
+    return customer_id
+
+
 class PlatformExternalAccountCreateSerializer(ApiSerializer):
     currency = serializers.CharField(max_length=8)
     platformAccountId = serializers.CharField(min_length=1, max_length=255, required=False)
@@ -49,11 +57,8 @@ class ExternalAccountCreateSerializer(PlatformExternalAccountCreateSerializer):
     customerId = serializers.CharField(required=False)
     defaultUmaDepositAccount = serializers.BooleanField(required=False, default=False)
 
-    def validate_customerId(self, value: str):
-        customer_id = ids.parse_or_none("Customer", value)
-        if customer_id is None:
-            raise serializers.ValidationError("Must be a Customer:<uuid> id")
-        return customer_id
+    def validate_customerId(self, value: str) -> UUID:
+        return _customer_id(value)
 
 
 def parse_create_body(serializer_class: type[ApiSerializer], data: Any) -> dict[str, Any]:
@@ -109,11 +114,8 @@ class CustomerExternalAccountQuerySerializer(PlatformExternalAccountQuerySeriali
         required=False, help_text="Filter by external accounts associated with a specific customer"
     )
 
-    def validate_customerId(self, value: str):
-        customer_id = ids.parse_or_none("Customer", value)
-        if customer_id is None:
-            raise serializers.ValidationError("Must be a Customer:<uuid> id")
-        return customer_id
+    def validate_customerId(self, value: str) -> UUID:
+        return _customer_id(value)
 
 
 def _list(

@@ -1,4 +1,4 @@
-"""Request parsing of the HTTP interface: query strings and the raw JSON body.
+"""Request parsing of the HTTP interface: query strings, the raw JSON body, and the fields a kind of body requires.
 
 The strict body parsing (`ApiSerializer`, `parse_body`, `field_errors`) is part of the wire layer,
 `payments.wire.parsing`, because the hosted pages and bulk import parse the same request shapes."""
@@ -11,9 +11,30 @@ from typing import Any
 from rest_framework import serializers
 
 from payments.errors import InvalidInput
-from payments.wire.parsing import ApiSerializer, field_errors, parse_body
+from payments.wire.parsing import ApiSerializer, CrossCheckedSerializer, field_errors, parse_body
 
-__all__ = ["ApiSerializer", "field_errors", "parse_body", "parse_query", "request_json"]
+__all__ = [
+    "ApiSerializer",
+    "DiscriminatedSerializer",
+    "field_errors",
+    "parse_body",
+    "parse_query",
+    "request_json",
+]
+
+
+# A body whose `discriminator` field names its kind, where some kinds require more fields:
+# `required_for = {kind: {field: message}}`, each missing field reported with its message.
+# (A comment, not a docstring: the OpenAPI document takes a serializer's nearest docstring as the
+# description of its component.)
+class DiscriminatedSerializer(CrossCheckedSerializer):
+    discriminator: str
+    required_for: dict[str, dict[str, str]]
+
+    def cross_field_errors(self, data: Mapping[str, Any]) -> dict[str, str]:
+        kind = data.get(self.discriminator)
+        required = self.required_for.get(kind, {}) if isinstance(kind, str) else {}
+        return {field: message for field, message in required.items() if data.get(field) is None}
 
 
 def parse_query(serializer_class: type[serializers.Serializer], params: Mapping[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from payments import ids
 from payments.account_info.enums import PAYMENT_RAILS
 from payments.api.config import FixedFeeSerializer
 from payments.api.idempotency import IDEMPOTENCY_KEY, idempotent
-from payments.api.parsing import ApiSerializer, parse_body
+from payments.api.parsing import ApiSerializer, DiscriminatedSerializer, parse_body
 from payments.api.schema import operations, path_parameter
 from payments.models import Quote
 from payments.quotes.create import quote_create
@@ -31,7 +31,6 @@ from payments.wire.money import (
     currency_dict,
     rate,
 )
-from payments.wire.parsing import CrossCheckedSerializer
 from payments.wire.sca import ScaChallengeSerializer, render_sca_challenge
 from payments.wire.time import utc_timestamp
 
@@ -59,7 +58,7 @@ MAX_LOCKED_AMOUNT = 9_000_000_000_000_000
 # --- requests -------------------------------------------------------------------------------------
 
 
-class QuoteSourceSerializer(CrossCheckedSerializer):
+class QuoteSourceSerializer(DiscriminatedSerializer):
     sourceType = serializers.ChoiceField(choices=["ACCOUNT", "REALTIME_FUNDING"])
     accountId = serializers.CharField(
         required=False, help_text="ACCOUNT: InternalAccount:… or ExternalAccount:…"
@@ -72,35 +71,31 @@ class QuoteSourceSerializer(CrossCheckedSerializer):
         required=False, help_text="REALTIME_FUNDING: required for stablecoins (e.g. SOLANA, TRON)"
     )
 
+    discriminator = "sourceType"
+    required_for = {
+        "ACCOUNT": {"accountId": "is required for an ACCOUNT source"},
+        "REALTIME_FUNDING": {"currency": "is required for a REALTIME_FUNDING source"},
+    }
+
     class Meta:
         ref_name = "QuoteSourceOneOf"
 
-    def cross_field_errors(self, data: Mapping[str, Any]) -> dict[str, str]:
-        kind = data.get("sourceType")
-        if kind == "ACCOUNT" and data.get("accountId") is None:
-            return {"accountId": "is required for an ACCOUNT source"}
-        if kind == "REALTIME_FUNDING" and data.get("currency") is None:
-            return {"currency": "is required for a REALTIME_FUNDING source"}
-        return {}
 
-
-class QuoteDestinationSerializer(CrossCheckedSerializer):
+class QuoteDestinationSerializer(DiscriminatedSerializer):
     destinationType = serializers.ChoiceField(choices=["ACCOUNT", "UMA_ADDRESS"])
     accountId = serializers.CharField(required=False)
     paymentRail = serializers.ChoiceField(choices=PAYMENT_RAILS, required=False)
     umaAddress = serializers.CharField(required=False, max_length=320)
     currency = serializers.CharField(required=False)
 
+    discriminator = "destinationType"
+    required_for = {
+        "ACCOUNT": {"accountId": "is required for an ACCOUNT destination"},
+        "UMA_ADDRESS": {"umaAddress": "is required for a UMA_ADDRESS destination"},
+    }
+
     class Meta:
         ref_name = "QuoteDestinationOneOf"
-
-    def cross_field_errors(self, data: Mapping[str, Any]) -> dict[str, str]:
-        kind = data.get("destinationType")
-        if kind == "ACCOUNT" and data.get("accountId") is None:
-            return {"accountId": "is required for an ACCOUNT destination"}
-        if kind == "UMA_ADDRESS" and data.get("umaAddress") is None:
-            return {"umaAddress": "is required for a UMA_ADDRESS destination"}
-        return {}
 
 
 class PlatformFeeOverrideSerializer(ApiSerializer):

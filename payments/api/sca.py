@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.parsing import ApiSerializer, parse_body
+from payments.api.parsing import ApiSerializer, DiscriminatedSerializer, parse_body
 from payments.api.quotes import QuoteSerializer, render_quote
 from payments.api.schema import operations, path_parameter
 from payments.errors import FieldError, InvalidInput
@@ -93,7 +93,7 @@ class PasskeyEnrollmentStartSerializer(serializers.Serializer):
         ref_name = "ScaFactorEnrollStartOneOf"
 
 
-class ScaFactorConfirmRequestSerializer(CrossCheckedSerializer):
+class ScaFactorConfirmRequestSerializer(DiscriminatedSerializer):
     type = serializers.ChoiceField(choices=["TOTP", "PASSKEY"])
     origin = serializers.CharField(required=False, max_length=2048)
     credential = serializers.DictField(
@@ -103,15 +103,11 @@ class ScaFactorConfirmRequestSerializer(CrossCheckedSerializer):
     secret = serializers.CharField(required=False)
     code = serializers.CharField(required=False)
 
+    discriminator = "type"
+    required_for = {"PASSKEY": {"origin": "is required for PASSKEY", "credential": "is required for PASSKEY"}}
+
     class Meta:
         ref_name = "ScaFactorConfirmRequestOneOf"
-
-    def cross_field_errors(self, data: Mapping[str, Any]) -> dict[str, str]:
-        if data.get("type") != "PASSKEY":
-            return {}
-        return {
-            name: "is required for PASSKEY" for name in ("origin", "credential") if data.get(name) is None
-        }
 
 
 class PasskeyEnrollmentConfirmSerializer(serializers.Serializer):

@@ -1,12 +1,14 @@
 """`operations(tags, **defaults)`: the `extend_schema` of one module's views, with what they all share
-(tags, a path parameter) given once and each view method naming its operationId first."""
+(tags, a path parameter) given once and each view method naming its operationId first; and the
+OpenAPI shapes the views name (path parameters, discriminated oneOfs)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
+from rest_framework import serializers
 
 
 def operations(tags: list[str], **defaults: Any) -> Callable[..., Callable[[Callable], Callable]]:
@@ -19,3 +21,22 @@ def operations(tags: list[str], **defaults: Any) -> Callable[..., Callable[[Call
 def path_parameter(name: str, description: str = "") -> OpenApiParameter:
     """A string path parameter of the OpenAPI document (ids are checked by the view, not the router)."""
     return OpenApiParameter(name, str, OpenApiParameter.PATH, description=description)
+
+
+def one_of(
+    name: str, by_type: Mapping[str, type[serializers.Serializer]], *, discriminator: str
+) -> PolymorphicProxySerializer:
+    """The oneOf component `name`: its `discriminator` field's value chooses the shape (`by_type`)."""
+    return PolymorphicProxySerializer(
+        component_name=name, serializers=by_type, resource_type_field_name=discriminator
+    )
+
+
+def list_of(one: PolymorphicProxySerializer) -> PolymorphicProxySerializer:
+    """An array of the oneOf `one` (a list response's `data`)."""
+    return PolymorphicProxySerializer(
+        component_name=one.component_name,
+        serializers=one.serializers,
+        resource_type_field_name=one.resource_type_field_name,
+        many=True,
+    )

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -9,10 +8,15 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
+from payments.api.schema import operations
 from payments.models import ApiToken
 from payments.platforms import token_create, token_delete, token_get
 from payments.wire.ids import PublicIdField
+from payments.wire.pages import page_of
 from payments.wire.time import UtcDateTimeField
+
+TAGS = ["API Tokens"]
+_operation = operations(TAGS)
 
 
 class ApiTokenCreateSerializer(ApiSerializer):
@@ -43,11 +47,7 @@ class TokenListQuerySerializer(serializers.Serializer):
     updatedBefore = serializers.DateTimeField(required=False)
 
 
-class TokenListResponseSerializer(serializers.Serializer):
-    data = ApiTokenSerializer(many=True)
-    hasMore = serializers.BooleanField()
-    nextCursor = serializers.CharField(required=False)
-    totalCount = serializers.IntegerField()
+TokenListResponseSerializer = page_of(ApiTokenSerializer, "TokenListResponse")
 
 
 _TOKEN_FILTERS = {
@@ -60,12 +60,7 @@ _TOKEN_FILTERS = {
 
 
 class TokenListCreateApi(APIView):
-    @extend_schema(
-        operation_id="createToken",
-        request=ApiTokenCreateSerializer,
-        responses={201: ApiTokenCreatedSerializer},
-        tags=["API Tokens"],
-    )
+    @_operation("createToken", request=ApiTokenCreateSerializer, responses={201: ApiTokenCreatedSerializer})
     def post(self, request: Request) -> Response:
         data = parse_body(ApiTokenCreateSerializer, request.data)
         token, secret = token_create(
@@ -73,11 +68,10 @@ class TokenListCreateApi(APIView):
         )
         return Response({**ApiTokenSerializer(token).data, "clientSecret": secret}, status=201)
 
-    @extend_schema(
-        operation_id="listTokens",
+    @_operation(
+        "listTokens",
         parameters=[TokenListQuerySerializer, *PAGE_PARAMETERS],
         responses=TokenListResponseSerializer,
-        tags=["API Tokens"],
     )
     def get(self, request: Request) -> Response:
         query = parse_query(
@@ -90,12 +84,12 @@ class TokenListCreateApi(APIView):
 
 
 class TokenDetailApi(APIView):
-    @extend_schema(operation_id="getTokenById", responses=ApiTokenSerializer, tags=["API Tokens"])
+    @_operation("getTokenById", responses=ApiTokenSerializer)
     def get(self, request: Request, tokenId: str) -> Response:
         token = token_get(platform=request.auth.platform, token_id=ids.parse("Token", tokenId))
         return Response(ApiTokenSerializer(token).data)
 
-    @extend_schema(operation_id="deleteTokenById", responses={204: None}, tags=["API Tokens"])
+    @_operation("deleteTokenById", responses={204: None})
     def delete(self, request: Request, tokenId: str) -> Response:
         token_delete(platform=request.auth.platform, token_id=ids.parse("Token", tokenId))
         return Response(status=204)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
-from payments.api.schema import operations, path_parameter
+from payments.api.schema import list_of, one_of, operations, path_parameter
 from payments.errors import FieldError, InvalidInput
 from payments.incoming import incoming_approve, incoming_reject
 from payments.models import Transaction
@@ -34,20 +34,15 @@ TAGS = ["Transactions"]
 COUNT_LIMIT = 1_000  # totalCount is given up to this many matches (see TransactionListApi)
 
 
-def _transaction_one_of(**kwargs: Any) -> PolymorphicProxySerializer:
-    return PolymorphicProxySerializer(
-        component_name="TransactionOneOf",
-        serializers={"INCOMING": IncomingTransactionSerializer, "OUTGOING": OutgoingTransactionSerializer},
-        resource_type_field_name="type",
-        **kwargs,
-    )
-
-
-TransactionOneOf = _transaction_one_of()
+TransactionOneOf = one_of(
+    "TransactionOneOf",
+    {"INCOMING": IncomingTransactionSerializer, "OUTGOING": OutgoingTransactionSerializer},
+    discriminator="type",
+)
 
 
 class TransactionListResponseSerializer(serializers.Serializer):
-    data = _transaction_one_of(many=True)
+    data = list_of(TransactionOneOf)
     hasMore = serializers.BooleanField()
     nextCursor = serializers.CharField(required=False)
     totalCount = serializers.IntegerField(

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 
 from payments import ids
 from payments.api.parsing import ApiSerializer, parse_body, parse_query, request_json
+from payments.api.schema import one_of
 from payments.errors import FieldError, InvalidInput
 from wallets.api.common import (
     PROCESSING_RESPONSE,
@@ -142,14 +143,14 @@ class AuthCredentialChallengeRequestSerializer(ApiSerializer):
     clientPublicKey = client_key_field(required=False)
 
 
-CHALLENGE_RESPONSE = PolymorphicProxySerializer(
-    component_name="AuthCredentialResponseOneOf",
-    serializers={
+CHALLENGE_RESPONSE = one_of(
+    "AuthCredentialResponseOneOf",
+    {
         "EMAIL_OTP": AuthMethodResponseSerializer,
         "SMS_OTP": AuthMethodResponseSerializer,
         "PASSKEY": PasskeyAuthChallengeSerializer,
     },
-    resource_type_field_name="type",
+    discriminator="type",
 )
 
 
