@@ -167,3 +167,22 @@ def test_list_and_delete_answers_validate_against_the_document(client, api):
     gone = api.delete(f"/customers/{person.public_id}")
     assert gone.status_code == 410
     _response_validator(doc, "/customers/{customerId}", "delete", 410).validate(gone.json())
+
+
+def test_every_discriminator_maps_each_of_its_values_to_a_shape_of_its_one_of(client):
+    """A client picks a body's shape by its discriminator value: each oneOf maps every value it
+    takes, never a missing one, to one of its own members (the reference's mapping where it has one)."""
+    schemas = _document(client)["components"]["schemas"]
+    reference = _reference()["components"]["schemas"]
+    with_discriminator = {name: s for name, s in schemas.items() if "discriminator" in s}
+    assert "AuthCredentialCreateRequestOneOfRequest" in with_discriminator
+    for name, schema in with_discriminator.items():
+        members = {member["$ref"] for member in schema["oneOf"]}
+        mapping = schema["discriminator"].get("mapping", {})
+        assert mapping and all(isinstance(value, str) and value for value in mapping), (name, mapping)
+        assert set(mapping.values()) == members, name
+        # request bodies' components are named with a "Request" suffix the reference does not carry
+        same = reference.get(name) or reference.get(name.removesuffix("Request"), {})
+        expected = same.get("discriminator", {}).get("mapping")
+        if expected:
+            assert set(mapping) <= set(expected), (name, "values the reference does not have")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -109,12 +109,3 @@ def parse_typed(by_type: dict[str, type[serializers.Serializer]], data: Any) -> 
 
     kind = parse_body(TypeOnly, data)["type"]
     return dict(parse_body(by_type[kind], data))
-
-
-def typed_request(
-    component_name: str, by_type: dict[str, type[serializers.Serializer]]
-) -> PolymorphicProxySerializer:
-    """The OpenAPI oneOf of a body that `parse_typed` reads."""
-    return PolymorphicProxySerializer(
-        component_name=component_name, serializers=list(by_type.values()), resource_type_field_name="type"
-    )

@@ -20,7 +20,6 @@ from wallets.api.common import (
     render,
     signed_operation,
     signed_retry_attempt,
-    typed_request,
 )
 from wallets.credentials import (
     credential_challenge,
@@ -85,7 +84,7 @@ CREATE_SERIALIZERS = {
     "OAUTH": OauthCredentialCreateSerializer,
     "PASSKEY": PasskeyCredentialCreateSerializer,
 }
-CREATE_REQUEST = typed_request("AuthCredentialCreateRequestOneOf", CREATE_SERIALIZERS)
+CREATE_REQUEST = one_of("AuthCredentialCreateRequestOneOf", CREATE_SERIALIZERS, discriminator="type")
 
 
 class CredentialListQuerySerializer(serializers.Serializer):
@@ -209,7 +208,7 @@ VERIFY_SERIALIZERS = {
     "OAUTH": OauthCredentialVerifySerializer,
     "PASSKEY": PasskeyCredentialVerifySerializer,
 }
-VERIFY_REQUEST = typed_request("AuthCredentialVerifyRequestOneOf", VERIFY_SERIALIZERS)
+VERIFY_REQUEST = one_of("AuthCredentialVerifyRequestOneOf", VERIFY_SERIALIZERS, discriminator="type")
 
 
 class CredentialVerifyApi(APIView):
