@@ -25,6 +25,7 @@ from payments.errors import BadRequest, Conflict, FieldError, Gone, InvalidInput
 from payments.models import Customer, CustomerStatus, CustomerStatusChange, Platform, Verification
 from payments.state_machines import StateMachine
 from payments.wallet_seam import contact_change_guard
+from payments.wire.time import last_instant_rendered_as
 
 Actor = str | AbstractBaseUser
 """Who causes a status change: a staff user, or a label for the service itself ("api", "sandbox")."""
@@ -79,10 +80,6 @@ def customer_get_for_update(*, platform: Platform, customer_id: UUID) -> Custome
     return customer
 
 
-def _end_of_millisecond(value: dt.datetime) -> dt.datetime:
-    return value.replace(microsecond=value.microsecond - value.microsecond % 1000 + 999)
-
-
 def customer_list(*, platform: Platform, filters: Mapping[str, Any] | None = None) -> QuerySet[Customer]:
     """Filters (all optional): platform_customer_id, customer_type, region, currency, uma_address,
     created_after/before, updated_after/before (inclusive), include_deleted."""
@@ -102,9 +99,7 @@ def customer_list(*, platform: Platform, filters: Mapping[str, Any] | None = Non
     }
     for name in ("created_before", "updated_before"):
         if isinstance(filters.get(name), dt.datetime):
-            # Timestamps go out with millisecond precision; a bound copied from a response must still
-            # include the record it came from.
-            filters[name] = _end_of_millisecond(filters[name])
+            filters[name] = last_instant_rendered_as(filters[name])
     customers = customers.filter(**{lookups[k]: v for k, v in filters.items() if k in lookups})
     if currency := filters.get("currency"):
         # JSON arrays are stored as text on SQLite and jsonb on PostgreSQL; matching the quoted code in

@@ -6,12 +6,14 @@ import hmac
 import ipaddress
 import re
 import secrets
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils.crypto import salted_hmac
 
 from payments import clock, currencies
@@ -25,6 +27,7 @@ from payments.errors import (
 )
 from payments.models import ApiToken, Platform
 from payments.query_plans import plan_first
+from payments.wire.time import last_instant_rendered_as
 
 ALL_PERMISSIONS = [p.value for p in ApiToken.Permission]
 
@@ -86,6 +89,26 @@ def _token_rows(client_id: str):
 def _token_with_platform(client_id: str) -> ApiToken | None:
     # Every API request runs this: a precompiled statement (payments/query_plans.py).
     return plan_first("api-token", _token_rows, client_id)
+
+
+_TOKEN_LOOKUPS = {
+    "name": "name",
+    "created_after": "created_at__gte",
+    "created_before": "created_at__lte",
+    "updated_after": "updated_at__gte",
+    "updated_before": "updated_at__lte",
+}
+
+
+def token_list(*, platform: Platform, filters: Mapping[str, Any]) -> QuerySet[ApiToken]:
+    """Filters (all optional): name, created_after/before, updated_after/before (inclusive)."""
+    bounds = {
+        name: last_instant_rendered_as(value) if name.endswith("_before") else value
+        for name, value in filters.items()
+    }
+    return ApiToken.objects.for_platform(platform).filter(
+        **{_TOKEN_LOOKUPS[name]: value for name, value in bounds.items()}
+    )
 
 
 def token_get(*, platform: Platform, token_id: UUID) -> ApiToken:

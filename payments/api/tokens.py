@@ -10,7 +10,7 @@ from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
 from payments.api.schema import operations
 from payments.models import ApiToken
-from payments.platforms import token_create, token_delete, token_get
+from payments.platforms import token_create, token_delete, token_get, token_list
 from payments.wire.ids import PublicIdField
 from payments.wire.pages import page_of
 from payments.wire.time import UtcDateTimeField
@@ -50,12 +50,12 @@ class TokenListQuerySerializer(serializers.Serializer):
 TokenListResponseSerializer = page_of(ApiTokenSerializer, "TokenListResponse")
 
 
-_TOKEN_FILTERS = {
+_TOKEN_FILTERS = {  # query parameter: token_list's filter
     "name": "name",
-    "createdAfter": "created_at__gte",
-    "createdBefore": "created_at__lte",
-    "updatedAfter": "updated_at__gte",
-    "updatedBefore": "updated_at__lte",
+    "createdAfter": "created_after",
+    "createdBefore": "created_before",
+    "updatedAfter": "updated_after",
+    "updatedBefore": "updated_before",
 }
 
 
@@ -77,8 +77,8 @@ class TokenListCreateApi(APIView):
         query = parse_query(
             TokenListQuerySerializer, {k: v for k, v in request.query_params.items() if k in _TOKEN_FILTERS}
         )
-        tokens = ApiToken.objects.for_platform(request.auth.platform).filter(
-            **{_TOKEN_FILTERS[k]: v for k, v in query.items()}
+        tokens = token_list(
+            platform=request.auth.platform, filters={_TOKEN_FILTERS[k]: v for k, v in query.items()}
         )
         return Response(paginate(tokens, request.query_params, lambda t: ApiTokenSerializer(t).data))
 

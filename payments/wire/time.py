@@ -12,6 +12,12 @@ def utc_timestamp(value: dt.datetime) -> str:
     return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def last_instant_rendered_as(value: dt.datetime) -> dt.datetime:
+    """The latest moment that renders like `value` (the end of its millisecond): an inclusive upper
+    bound copied from a rendered timestamp must still include the record it came from."""
+    return value.replace(microsecond=value.microsecond - value.microsecond % 1000 + 999)
+
+
 class UtcDateTimeField(serializers.DateTimeField):
     """A serializer field rendering with `utc_timestamp`."""
 

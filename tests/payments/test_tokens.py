@@ -57,3 +57,14 @@ def test_unknown_ids_answer_token_not_found(api, token_id):
     response = api.get(f"/tokens/{token_id}")
     assert response.status_code == 404
     assert response.json()["code"] == "TOKEN_NOT_FOUND"
+
+
+def test_list_filters_by_creation_time_inclusively(api):
+    first = api.post("/tokens", {"name": "first", "permissions": ["VIEW"]}).json()
+    second = api.post("/tokens", {"name": "second", "permissions": ["VIEW"]}).json()
+    since = api.get("/tokens", {"createdAfter": first["createdAt"]}).json()["data"]
+    assert sorted(t["name"] for t in since) == ["first", "second"]
+    before = api.get("/tokens", {"createdBefore": first["createdAt"]}).json()["data"]
+    assert "first" in {t["name"] for t in before}  # the bound copied from it, milliseconds and all
+    if second["createdAt"] != first["createdAt"]:
+        assert "second" not in {t["name"] for t in before}
