@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,26 @@ def signed_in(page, site_url: str, email: str, name: str, *, eu: bool = False) -
     page.get_by_role("button", name=re.compile(r"Add test funds")).click()
     expect(page.locator("[data-balance=USDC]")).to_have_text("100.00\xa0USDC")
     assert_page_quality(page)
+
+
+def test_a_slow_answer_to_a_change_of_account_kind_still_brings_that_kinds_fields(
+    page, site_url, portal_platform
+):
+    """The kind of account asks for the whole form again; the check that runs as the person types
+    (400 ms after any input) must not cancel that request when the server is slow to answer it."""
+    signed_in(page, site_url, "slow-kind@example.com", "Pat Slow")
+    page.goto(f"{site_url}/send/")
+    page.wait_for_load_state()
+
+    def slowly(route):
+        if route.request.method == "POST":
+            time.sleep(1.5)  # the server is slow to answer
+        route.continue_()
+
+    page.route(re.compile(r".*/send/$"), slowly)
+    page.select_option("#id_bank_type", "EUR_ACCOUNT")
+    expect(page.locator("#id_iban")).to_be_visible()
+    expect(page.locator("#id_routing_number")).to_have_count(0)
 
 
 def type_sms_code(page, code: str) -> None:
