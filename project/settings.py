@@ -195,7 +195,23 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "COMPONENT_SPLIT_PATCH": False,
-    "ENUM_NAME_OVERRIDES": {},
+    # One name per choice set where fields of different names share one, or fields of one name hold
+    # different sets (drf-spectacular would otherwise make up names such as TypeE63Enum and warn).
+    "ENUM_NAME_OVERRIDES": {
+        "AuthMethodTypeEnum": "wallets.models.CredentialType",
+        "EmailOtpTypeEnum": ["EMAIL_OTP"],
+        "SmsOtpTypeEnum": ["SMS_OTP"],
+        "OauthTypeEnum": ["OAUTH"],
+        "PasskeyTypeEnum": ["PASSKEY"],
+        "ScaFactorTypeEnum": ["TOTP", "PASSKEY"],
+        "ScaFactorEnum": "payments.wire.sca.FACTORS",
+        "IndividualCustomerTypeEnum": ["INDIVIDUAL"],
+        "BusinessCustomerTypeEnum": ["BUSINESS"],
+        "CustomerStatusEnum": "payments.models.Customer.Status",
+        "DocumentTypeEnum": "payments.models.Document.Type",
+        "IndividualSourceOfFundsCategoryEnum": "payments.wire.customers.INDIVIDUAL_SOURCE_OF_FUNDS",
+        "BusinessSourceOfFundsCategoryEnum": "payments.wire.customers.BUSINESS_SOURCE_OF_FUNDS",
+    },
     # The BasicAuth scheme and each operation's use of it come from payments/api/schema_auth.py.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -27,21 +27,23 @@ from payments.wire.time import IsoDateField, UtcDateTimeField
 UMA_ADDRESS_PATTERN = r"^\$[A-Za-z0-9._+-]{1,64}@[A-Za-z0-9.-]{1,253}$"
 TERMS_VERSION_FIELD = "endUserTermsConsent.termsVersion"
 
+INDIVIDUAL_SOURCE_OF_FUNDS = [
+    "SALARY",
+    "SELF_EMPLOYMENT_INCOME",
+    "INVESTMENT_INCOME",
+    "PENSION",
+    "RENTAL_INCOME",
+    "GIFT",
+    "INHERITANCE",
+    "LOAN",
+    "SAVINGS",
+    "SALE_OF_ASSETS",
+    "OTHER",
+]
+
 # The optional enhanced-due-diligence fields of an individual: wire name → allowed values (None: free text).
 EDD_FIELDS: dict[str, list[str] | None] = {
-    "sourceOfFundsCategories": [
-        "SALARY",
-        "SELF_EMPLOYMENT_INCOME",
-        "INVESTMENT_INCOME",
-        "PENSION",
-        "RENTAL_INCOME",
-        "GIFT",
-        "INHERITANCE",
-        "LOAN",
-        "SAVINGS",
-        "SALE_OF_ASSETS",
-        "OTHER",
-    ],
+    "sourceOfFundsCategories": INDIVIDUAL_SOURCE_OF_FUNDS,
     "sourceOfWealthCategories": [
         "SALARY",
         "BUSINESS_INCOME",

@@ -1,17 +1,20 @@
 """The OpenAPI document names our API token authentication (HTTP Basic) on each operation, and making
-the document (the docs page's first request) warns nothing about it."""
+the document (the docs page's first request) warns nothing: not about it, not about anything else."""
 
 import pytest
 import yaml
+from drf_spectacular.drainage import GENERATOR_STATS
 
 pytestmark = pytest.mark.django_db
 
 
-def test_the_first_docs_request_does_not_warn_about_our_authentication(client, capsys):
+def test_the_first_docs_request_warns_nothing(client, capsys):
+    GENERATOR_STATS.reset()  # drf-spectacular prints each warning once per process
     capsys.readouterr()
     response = client.get("/api/2025-10-13/openapi.yaml")
     assert response.status_code == 200
-    assert "could not resolve authenticator" not in capsys.readouterr().err
+    assert not GENERATOR_STATS, "drf-spectacular warned or failed while making the document"
+    assert "Warning" not in capsys.readouterr().err
     document = yaml.safe_load(response.content)
     assert document["components"]["securitySchemes"]["BasicAuth"] == {
         "type": "http",

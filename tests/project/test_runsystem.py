@@ -36,6 +36,15 @@ def _usd_account(api: httpx.Client, customer_id: str) -> dict:
     return next(a for a in accounts if a["balance"]["currency"]["code"] == "USD")
 
 
+def test_a_clean_start_prints_what_a_person_needs_and_no_more(system):
+    with system.client() as api:
+        assert api.get("/openapi.yaml").status_code == 200  # the docs page's first request
+    printed = system.output()
+    assert "Client secret" in printed and "Serving on" in printed
+    for noise in ("Warning", "celery@", "Traceback", "superuser privileges"):
+        assert noise not in printed, noise
+
+
 def test_sixteen_parallel_writers_on_sqlite_get_no_server_error_and_every_credit_counts(system):
     with system.client() as api:
         customer = api.post("/customers", json=individual("Fund Target")).json()["id"]

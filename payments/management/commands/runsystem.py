@@ -102,6 +102,7 @@ class Command(BaseCommand):
                 "Celery worker",
                 [
                     os.path.join(bin_dir, "celery"),
+                    "--quiet",  # no banner: the runner printed what a person needs
                     "-A",
                     "project",
                     "worker",
