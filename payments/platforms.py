@@ -21,7 +21,6 @@ from payments.errors import (
     BadRequest,
     FieldError,
     InvalidInput,
-    NotImplementedByService,
     ResourceNotFound,
     first_or_404,
 )
@@ -203,7 +202,15 @@ def config_update(*, platform_id: UUID, changes: dict[str, Any]) -> Platform:
         problems += _supported_currency_errors(changes["supported_currencies"])
     fee_configs = changes.get("fee_configs", [])
     for i, fee in enumerate(fee_configs):
-        if fee["fixedFee"]["currency"] != fee["sourceCurrency"]:
+        if fee["sourceCurrency"] != "USD":
+            problems.append(
+                FieldError(
+                    f"feeConfigs[{i}].sourceCurrency",
+                    "Platform fees are supported for USD source currency only",
+                    {"enum": ["USD"]},
+                )
+            )
+        elif fee["fixedFee"]["currency"] != fee["sourceCurrency"]:
             problems.append(
                 FieldError(
                     f"feeConfigs[{i}].fixedFee.currency",
@@ -213,12 +220,6 @@ def config_update(*, platform_id: UUID, changes: dict[str, Any]) -> Platform:
             )
     if problems:
         raise InvalidInput(errors=problems)
-    unsupported = sorted({f["sourceCurrency"] for f in fee_configs} - {"USD"})
-    if unsupported:
-        raise NotImplementedByService(
-            f"Platform fees are supported for USD source currency only, not {', '.join(unsupported)}"
-        )
-
     for name in ("uma_domain", "proxy_uma_subdomain", "webhook_endpoint", "supported_currencies"):
         if name in changes:
             setattr(platform, name, changes[name])

@@ -53,11 +53,17 @@ def test_fee_configs_upsert_by_key_and_zero_deactivates(api):
     assert api.patch("/config", {"feeConfigs": [off]}).json()["feeConfigs"] == []
 
 
-def test_fee_config_for_non_usd_source_is_not_implemented(api):
+def test_fee_config_for_non_usd_source_is_refused_with_the_field_and_what_is_supported(api):
     eur = {**USD_FEE, "sourceCurrency": "EUR", "fixedFee": {"amount": 1, "currency": "EUR"}}
-    response = api.patch("/config", {"feeConfigs": [eur]})
-    assert response.status_code == 501
-    assert response.json()["code"] == "NOT_IMPLEMENTED"
+    response = api.patch("/config", {"feeConfigs": [USD_FEE, eur]})
+    assert response.status_code == 400
+    assert response.json()["details"]["errors"] == [
+        {
+            "field": "feeConfigs[1].sourceCurrency",
+            "message": "Platform fees are supported for USD source currency only",
+            "constraint": {"enum": ["USD"]},
+        }
+    ]
     assert api.get("/config").json()["feeConfigs"] == []
 
 
