@@ -17,6 +17,7 @@ from rest_framework import serializers
 
 from payments.api.parsing import parse_query
 from payments.errors import FieldError, InvalidInput
+from payments.query_plans import QueryShape, plan_all, plan_count
 
 MAX_LIMIT = 100
 DEFAULT_LIMIT = 20
@@ -51,36 +52,80 @@ def decode_cursor(cursor: str) -> uuid.UUID:
         ) from None
 
 
+def _page(
+    queryset: QuerySet, *, limit: int, ascending: bool, after: uuid.UUID | None, keys_first: bool
+) -> QuerySet:
+    """The page's rows, one more than `limit` (to tell whether more follow), in page order."""
+    order = "pk" if ascending else "-pk"
+    rows = queryset.order_by(order)
+    if after is not None:
+        rows = rows.filter(pk__gt=after) if ascending else rows.filter(pk__lt=after)
+    if keys_first:
+        keys = rows.values("pk")[: limit + 1]
+        rows = queryset.model._default_manager.filter(pk__in=keys).order_by(order)
+    return rows[: limit + 1]
+
+
+def _count(rows: QuerySet | QueryShape, limit: int | None) -> int:
+    """The number of rows, counting no further than one past `limit` (None: all of them)."""
+    if isinstance(rows, QueryShape):
+
+        def build(*args):
+            counted = rows.build(*args).order_by().values_list("pk", flat=True)
+            return counted if limit is None else counted[: limit + 1]
+
+        return plan_count(f"{rows.name}|count|{limit}", build, *rows.args)
+    return rows.count() if limit is None else rows.order_by()[: limit + 1].count()
+
+
 def paginate(
-    queryset: QuerySet,
+    rows: QuerySet | QueryShape,
     params: Mapping[str, Any],
     render: Callable[[Any], dict],
     *,
     count: bool = True,
+    count_limit: int | None = None,
     ascending: bool = False,
     keys_first: bool = False,
 ) -> dict[str, Any]:
-    """`keys_first`: read the page's keys, then those rows. For a table whose indexes hold (owner,
-    filter…, key), so the keys come from an index alone: asked for whole rows of an owner with a
-    large share of the table, PostgreSQL may instead walk the primary key backwards and skip every
-    newer row of other owners (a platform with a million transactions, 200 ms per page)."""
-    page = parse_query(PageQuery, {k: params[k] for k in ("limit", "cursor") if k in params})
+    """A page of `rows`: a queryset, or a `QueryShape` whose statements (the page for each order,
+    page size and cursor or none, and the count) are compiled once (payments.query_plans).
+
+    `count_limit`: totalCount only when at most that many match (counting stops one past it). A first
+    page that holds every match is its own count.
+
+    `keys_first`: the page's rows are read by their keys, which a subquery reads first. For a table
+    whose indexes hold (owner, filter…, key), so the keys come from an index alone: asked for whole
+    rows of an owner with a large share of the table, PostgreSQL may instead walk the primary key
+    backwards and skip every newer row of other owners (a platform with a million transactions,
+    200 ms per page)."""
+    page = parse_query(PageQuery, params)
     limit = page["limit"]
-    rows = queryset.order_by("pk" if ascending else "-pk")
-    if "cursor" in page:
-        after = decode_cursor(page["cursor"])
-        rows = rows.filter(pk__gt=after) if ascending else rows.filter(pk__lt=after)
-    if keys_first:
-        keys = list(rows.values_list("pk", flat=True)[: limit + 1])
-        found = {item.pk: item for item in queryset.filter(pk__in=keys)} if keys else {}
-        items = [found[key] for key in keys]
+    after = decode_cursor(page["cursor"]) if "cursor" in page else None
+    if isinstance(rows, QueryShape):
+        given = len(rows.args)
+        shape = f"{rows.name}|page|{'asc' if ascending else 'desc'}|{limit}|{after is not None}|{keys_first}"
+
+        def build(*args):
+            cursor = args[given] if after is not None else None
+            return _page(
+                rows.build(*args[:given]),
+                limit=limit,
+                ascending=ascending,
+                after=cursor,
+                keys_first=keys_first,
+            )
+
+        items = plan_all(shape, build, *rows.args, *([after] if after is not None else []))
     else:
-        items = list(rows[: limit + 1])
+        items = list(_page(rows, limit=limit, ascending=ascending, after=after, keys_first=keys_first))
     has_more = len(items) > limit
     items = items[:limit]
     body: dict[str, Any] = {"data": [render(item) for item in items], "hasMore": has_more}
     if has_more:
         body["nextCursor"] = encode_cursor(items[-1].pk)
     if count:
-        body["totalCount"] = queryset.count()
+        total = len(items) if after is None and not has_more else _count(rows, count_limit)
+        if count_limit is None or total <= count_limit:
+            body["totalCount"] = total
     return body
