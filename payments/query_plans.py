@@ -11,7 +11,8 @@ values the same way.
   parameters are placeholders, and each call runs its SQL with the real values and builds the model
   instances (select_related ones included) the way Django's ModelIterable does, or the values of a
   `values_list(flat=True)` queryset. The SQL is the ORM's own, so locks (`select_for_update`) and
-  joins are exactly the queryset's.
+  joins are exactly the queryset's. A value that is part of a statement's shape rather than an
+  argument goes into its SQL as a `Literal`.
 - Writes (`plan_insert`, `plan_update`): the plain INSERT of a model's columns and the UPDATE of some
   of them by primary key, built once per model and shape; values go to the database the way
   `save()` sends them (`get_db_prep_save`). No model signals are sent.
@@ -34,6 +35,7 @@ from django.db.models import (
     QuerySet,
     SmallAutoField,
     UUIDField,
+    Value,
 )
 from django.db.models.query import (
     FlatValuesListIterable,
@@ -43,6 +45,21 @@ from django.db.models.query import (
 )
 
 _UUID = UUIDField()  # how a UUID parameter goes to the database (native, or hex text on SQLite)
+
+
+class Literal(Value):
+    """A constant of a statement's shape, written into its SQL instead of sent as a parameter:
+    `rows.filter(type=Literal("INCOMING"))`. PostgreSQL uses a partial index only when it can prove
+    the query's condition implies the index's, and the generic plan of a prepared statement (psycopg
+    prepares a statement after a few runs; PostgreSQL may then stop planning it for each call's
+    values) knows no parameter's value. Only names (letters, digits, underscores) are accepted, so
+    the text needs no quoting."""
+
+    def as_sql(self, compiler, connection) -> tuple[str, list]:
+        value = self.value
+        if not (isinstance(value, str) and value.isascii() and value.replace("_", "").isalnum()):
+            raise ValueError(f"a literal is a name, not {value!r}")
+        return f"'{value}'", []
 
 
 @dataclass(frozen=True)

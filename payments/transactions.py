@@ -61,7 +61,7 @@ from payments.ledger import (
 from payments.limits import limits_take_back_daily
 from payments.models import LedgerAccount, LedgerJournal, Platform, Quote, Transaction
 from payments.models import TransactionStatus as Status
-from payments.query_plans import QueryShape, plan_all, plan_first, plan_update
+from payments.query_plans import Literal, QueryShape, plan_all, plan_first, plan_update
 from payments.quote_status import QUOTE_TRANSITIONS, quote_transition
 from payments.rails import Payout, RailEvent, Step, rail_adapter
 from payments.state_machines import StateMachine
@@ -651,15 +651,22 @@ _LIST_LOOKUPS = {
 def transaction_list(*, platform: Platform, filters: dict[str, Any]) -> QueryShape:
     """The platform's transactions matching `filters` (keys as in the API, values parsed), after
     applying due steps so no listed transaction shows a state it has already left. A shape for each
-    set of filters, so a page's statements are compiled once (payments.query_plans)."""
+    set of filters, so a page's statements are compiled once (payments.query_plans).
+
+    `type` is written into the statement (a `Literal`): the index of incoming transactions is
+    partial (`transaction_platform_incoming`), and PostgreSQL can use it in a prepared statement's
+    generic plan only when the condition is in the SQL itself."""
     transaction_steps_apply_due(platform=platform, limit=200)
-    keys = sorted(k for k in filters if k in _LIST_LOOKUPS)
+    keys = sorted(k for k in filters if k in _LIST_LOOKUPS and k != "type")
+    kind = Transaction.Type(filters["type"]).value if "type" in filters else None
     platform_only = bool(filters.get("platform_only"))
     account = filters.get("account_identifier")
 
     def build(platform_id: UUID, *values: Any) -> QuerySet[Transaction]:
         rows = Transaction.objects.filter(platform_id=platform_id)
         rows = rows.filter(**{_LIST_LOOKUPS[k]: v for k, v in zip(keys, values, strict=False)})
+        if kind is not None:
+            rows = rows.filter(type=Literal(kind))
         if platform_only:
             rows = rows.filter(customer__isnull=True)
         if account is not None:
@@ -667,7 +674,7 @@ def transaction_list(*, platform: Platform, filters: dict[str, Any]) -> QuerySha
             rows = rows.filter(sender_identifier=value) | rows.filter(receiver_identifier=value)
         return rows
 
-    name = f"transaction-list|{','.join(keys)}|{platform_only}|{account is not None}"
+    name = f"transaction-list|{','.join(keys)}|{kind}|{platform_only}|{account is not None}"
     args = (platform.pk, *(filters[k] for k in keys), *(() if account is None else (account,)))
     return QueryShape(name, build, args)
 

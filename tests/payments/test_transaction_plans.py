@@ -119,3 +119,22 @@ def test_a_page_of_a_platform_with_most_of_the_rows_skips_no_other_platforms_row
         # The keys from the platform's index; the primary key only to fetch those rows, never walked.
         assert "transaction_platform_id" in plan, plan
         assert "Backward using payments_transaction_pkey" not in plan and "Seq Scan" not in plan, plan
+
+
+def test_the_incoming_filter_reads_the_index_of_incoming_transactions_in_any_plan(db, api):
+    _seed(api.platform, 40_000, due=False)  # every one outgoing
+    other = factories.PlatformFactory()
+    _seed(other, 8_000, due=False, newest=True)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE payments_transaction")
+    assert api.get("/transactions", {"type": "INCOMING"}).json() == {
+        "data": [],
+        "hasMore": False,
+        "totalCount": 0,
+    }
+    rows = _page_rows(api.platform, {"type": "INCOMING"})
+    counted = transaction_list(platform=api.platform, filters={"type": "INCOMING"})
+    counted = counted.build(*counted.args).order_by().values_list("pk", flat=True)[:1001]
+    for queryset in (rows, counted):
+        for plan in _plans(queryset):
+            assert "transaction_platform_incoming" in plan, plan
