@@ -74,6 +74,7 @@ class _Plan:
     init_list: list[str]
     from_db: Callable | None  # None: the rows are values (a values_list(flat=True) or count)
     populators: list
+    annotations: dict[str, int]  # each annotation's column
 
 
 _plans: dict[str, _Plan] = {}  # by name; the service uses one database
@@ -138,7 +139,7 @@ def _plan(name: str, build: Callable[..., QuerySet], args: tuple, *, count: bool
     else:
         converters = compiler.get_converters([s[0] for s in select[: compiler.col_count]])
     if count or queryset._iterable_class is FlatValuesListIterable:
-        start, end, init_list, from_db, populators = 0, 1, [], None, []
+        start, end, init_list, from_db, populators, annotations = 0, 1, [], None, [], {}
     elif queryset._iterable_class is not ModelIterable:
         raise TypeError("a query plan reads model instances or values_list(flat=True) values")
     else:
@@ -148,6 +149,7 @@ def _plan(name: str, build: Callable[..., QuerySet], args: tuple, *, count: bool
         init_list = [s[0].target.attname for s in select[start:end]]
         from_db = _get_from_db(klass_info["model"], fetch_mode)
         populators = get_related_populators(klass_info, select, alias, fetch_mode)
+        annotations = dict(compiler.annotation_col_map)
     plan = _Plan(
         alias=alias,
         sql=sql,
@@ -159,6 +161,7 @@ def _plan(name: str, build: Callable[..., QuerySet], args: tuple, *, count: bool
         init_list=init_list,
         from_db=from_db,
         populators=populators,
+        annotations=annotations,
     )
     _plans[name] = plan
     return plan
@@ -184,6 +187,8 @@ def _built(plan: _Plan, row: tuple) -> Any:
     obj = plan.from_db(plan.alias, plan.init_list, row[plan.start : plan.end])
     for populator in plan.populators:
         populator.populate(row, obj)
+    for attribute, column in plan.annotations.items():
+        setattr(obj, attribute, row[column])
     return obj
 
 

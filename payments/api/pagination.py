@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import BigIntegerField, QuerySet, Subquery
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
@@ -52,10 +52,20 @@ def decode_cursor(cursor: str) -> uuid.UUID:
         ) from None
 
 
+_TOTAL = "page_total_count"  # the count read along with a compiled page, on each of its rows
+
+
 def _page(
-    queryset: QuerySet, *, limit: int, ascending: bool, after: uuid.UUID | None, keys_first: bool
+    queryset: QuerySet,
+    *,
+    limit: int,
+    ascending: bool,
+    after: uuid.UUID | None,
+    keys_first: bool,
+    counted: QuerySet | None = None,
 ) -> QuerySet:
-    """The page's rows, one more than `limit` (to tell whether more follow), in page order."""
+    """The page's rows, one more than `limit` (to tell whether more follow), in page order; with
+    `counted` (keys, as `_counted` gives them), each also carries their number as _TOTAL."""
     order = "pk" if ascending else "-pk"
     rows = queryset.order_by(order)
     if after is not None:
@@ -63,17 +73,27 @@ def _page(
     if keys_first:
         keys = rows.values("pk")[: limit + 1]
         rows = queryset.model._default_manager.filter(pk__in=keys).order_by(order)
+    if counted is not None:
+        total = Subquery(
+            counted,
+            template="(SELECT COUNT(*) FROM (%(subquery)s) AS counted)",
+            output_field=BigIntegerField(),
+        )
+        rows = rows.annotate(**{_TOTAL: total})
     return rows[: limit + 1]
 
 
+def _counted(rows: QuerySet, limit: int | None) -> QuerySet:
+    """The keys to count: no further than one past `limit` (None: all of them). In key order, so the
+    count reads the same index as the page: unordered, PostgreSQL may scan the table for an owner
+    with most of its rows, reading every other owner's row stored before them."""
+    keys = rows.order_by("pk").values_list("pk", flat=True)
+    return keys if limit is None else keys[: limit + 1]
+
+
 def _count(rows: QuerySet | QueryShape, limit: int | None) -> int:
-    """The number of rows, counting no further than one past `limit` (None: all of them)."""
     if isinstance(rows, QueryShape):
-
-        def build(*args):
-            counted = rows.build(*args).order_by().values_list("pk", flat=True)
-            return counted if limit is None else counted[: limit + 1]
-
+        build = lambda *args: _counted(rows.build(*args), limit)  # noqa: E731
         return plan_count(f"{rows.name}|count|{limit}", build, *rows.args)
     return rows.count() if limit is None else rows.order_by()[: limit + 1].count()
 
@@ -89,7 +109,8 @@ def paginate(
     keys_first: bool = False,
 ) -> dict[str, Any]:
     """A page of `rows`: a queryset, or a `QueryShape` whose statements (the page for each order,
-    page size and cursor or none, and the count) are compiled once (payments.query_plans).
+    page size and cursor or none, and the count) are compiled once (payments.query_plans); its page
+    statement also counts the matches, so the count costs no round trip of its own.
 
     `count_limit`: totalCount only when at most that many match (counting stops one past it). A first
     page that holds every match is its own count.
@@ -104,16 +125,19 @@ def paginate(
     after = decode_cursor(page["cursor"]) if "cursor" in page else None
     if isinstance(rows, QueryShape):
         given = len(rows.args)
-        shape = f"{rows.name}|page|{'asc' if ascending else 'desc'}|{limit}|{after is not None}|{keys_first}"
+        order = "asc" if ascending else "desc"
+        counting = count_limit if count else "no"
+        shape = f"{rows.name}|page|{order}|{limit}|{after is not None}|{keys_first}|count={counting}"
 
         def build(*args):
-            cursor = args[given] if after is not None else None
+            matching = rows.build(*args[:given])
             return _page(
-                rows.build(*args[:given]),
+                matching,
                 limit=limit,
                 ascending=ascending,
-                after=cursor,
+                after=args[given] if after is not None else None,
                 keys_first=keys_first,
+                counted=_counted(matching, count_limit) if count else None,
             )
 
         items = plan_all(shape, build, *rows.args, *([after] if after is not None else []))
@@ -125,7 +149,12 @@ def paginate(
     if has_more:
         body["nextCursor"] = encode_cursor(items[-1].pk)
     if count:
-        total = len(items) if after is None and not has_more else _count(rows, count_limit)
+        if after is None and not has_more:
+            total = len(items)
+        elif items and hasattr(items[0], _TOTAL):
+            total = getattr(items[0], _TOTAL)
+        else:
+            total = _count(rows, count_limit)
         if count_limit is None or total <= count_limit:
             body["totalCount"] = total
     return body
