@@ -21,6 +21,7 @@ values the same way.
 from __future__ import annotations
 
 import datetime as dt
+import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -78,6 +79,10 @@ class _Plan:
 
 
 _plans: dict[str, _Plan] = {}  # by name; the service uses one database
+# A list's shapes come from its request (filters, order, page size), so a client could ask for
+# many: past this many plans the oldest is dropped (and compiled again if it is asked for again).
+MAX_PLANS = 1_000
+_evicting = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -163,7 +168,10 @@ def _plan(name: str, build: Callable[..., QuerySet], args: tuple, *, count: bool
         populators=populators,
         annotations=annotations,
     )
-    _plans[name] = plan
+    with _evicting:
+        while len(_plans) >= MAX_PLANS:
+            del _plans[next(iter(_plans))]
+        _plans[name] = plan
     return plan
 
 
