@@ -89,11 +89,18 @@ _evicting = threading.Lock()
 class QueryShape:
     """A queryset as a shape and its values: `build(*args)`, for a reader that derives statements
     from it (the list pages of `payments.api.pagination`) and compiles each once per `name`. `name`
-    must tell apart every shape `build` can take; `args` as for `plan_first`."""
+    must tell apart every shape `build` can take; `args` as for `plan_first`.
+
+    Rows that can be out of date until something is done to them (a transaction's due steps) give
+    `stale(*args)`, an expression read along with them, true (or not null) when `refresh()` must run
+    before they are read; `refresh` returns how many rows it brought up to date, and they are read
+    again if any."""
 
     name: str
     build: Callable[..., QuerySet]
     args: tuple = ()
+    stale: Callable[..., Any] | None = None
+    refresh: Callable[[], int] | None = None
 
 
 def _placeholder(i: int, arg: Any) -> Any:

@@ -44,7 +44,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, Q, QuerySet, Subquery
 
 from payments import clock, rates
 from payments.account_info.enums import PAYMENT_RAILS
@@ -649,20 +649,21 @@ _LIST_LOOKUPS = {
 
 
 def transaction_list(*, platform: Platform, filters: dict[str, Any]) -> QueryShape:
-    """The platform's transactions matching `filters` (keys as in the API, values parsed), after
-    applying due steps so no listed transaction shows a state it has already left. A shape for each
-    set of filters, so a page's statements are compiled once (payments.query_plans).
+    """The platform's transactions matching `filters` (keys as in the API, values parsed). A shape
+    for each set of filters, so a page's statements are compiled once (payments.query_plans). It is
+    stale while any of the platform's transactions has a due step: the reader applies them first
+    (`refresh`) so no listed transaction shows a state it has already left, and the filters match
+    the states they are in.
 
     `type` is written into the statement (a `Literal`): the index of incoming transactions is
     partial (`transaction_platform_incoming`), and PostgreSQL can use it in a prepared statement's
     generic plan only when the condition is in the SQL itself."""
-    transaction_steps_apply_due(platform=platform, limit=200)
     keys = sorted(k for k in filters if k in _LIST_LOOKUPS and k != "type")
     kind = Transaction.Type(filters["type"]).value if "type" in filters else None
     platform_only = bool(filters.get("platform_only"))
     account = filters.get("account_identifier")
 
-    def build(platform_id: UUID, *values: Any) -> QuerySet[Transaction]:
+    def build(platform_id: UUID, now: dt.datetime, *values: Any) -> QuerySet[Transaction]:
         rows = Transaction.objects.filter(platform_id=platform_id)
         rows = rows.filter(**{_LIST_LOOKUPS[k]: v for k, v in zip(keys, values, strict=False)})
         if kind is not None:
@@ -675,8 +676,15 @@ def transaction_list(*, platform: Platform, filters: dict[str, Any]) -> QuerySha
         return rows
 
     name = f"transaction-list|{','.join(keys)}|{kind}|{platform_only}|{account is not None}"
-    args = (platform.pk, *(filters[k] for k in keys), *(() if account is None else (account,)))
-    return QueryShape(name, build, args)
+    args = (platform.pk, clock.now(), *(filters[k] for k in keys), *(() if account is None else (account,)))
+    return QueryShape(
+        name,
+        build,
+        args,
+        # The key of a transaction with a due step, or none (Exists would send a parameter of its own).
+        stale=lambda platform_id, now, *values: Subquery(_due_rows(platform_id, now).values("pk")[:1]),
+        refresh=lambda: transaction_steps_apply_due(platform=platform, limit=200),
+    )
 
 
 # --- the platform's actions -------------------------------------------------------------------------

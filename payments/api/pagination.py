@@ -53,6 +53,7 @@ def decode_cursor(cursor: str) -> uuid.UUID:
 
 
 _TOTAL = "page_total_count"  # the count read along with a compiled page, on each of its rows
+_STALE = "page_stale"  # and its shape's `stale` condition
 
 
 def _page(
@@ -63,9 +64,11 @@ def _page(
     after: uuid.UUID | None,
     keys_first: bool,
     counted: QuerySet | None = None,
+    stale: Any = None,
 ) -> QuerySet:
     """The page's rows, one more than `limit` (to tell whether more follow), in page order; with
-    `counted` (keys, as `_counted` gives them), each also carries their number as _TOTAL."""
+    `counted` (keys, as `_counted` gives them), each also carries their number as _TOTAL, and with
+    `stale` (an expression) its value as _STALE."""
     order = "pk" if ascending else "-pk"
     rows = queryset.order_by(order)
     if after is not None:
@@ -80,6 +83,8 @@ def _page(
             output_field=BigIntegerField(),
         )
         rows = rows.annotate(**{_TOTAL: total})
+    if stale is not None:
+        rows = rows.annotate(**{_STALE: stale})
     return rows[: limit + 1]
 
 
@@ -110,7 +115,8 @@ def paginate(
 ) -> dict[str, Any]:
     """A page of `rows`: a queryset, or a `QueryShape` whose statements (the page for each order,
     page size and cursor or none, and the count) are compiled once (payments.query_plans); its page
-    statement also counts the matches, so the count costs no round trip of its own.
+    statement also counts the matches and reads the shape's `stale` condition, so neither costs a
+    round trip of its own while nothing is stale.
 
     `count_limit`: totalCount only when at most that many match (counting stops one past it). A first
     page that holds every match is its own count.
@@ -138,9 +144,14 @@ def paginate(
                 after=args[given] if after is not None else None,
                 keys_first=keys_first,
                 counted=_counted(matching, count_limit) if count else None,
+                stale=rows.stale(*args[:given]) if rows.stale is not None else None,
             )
 
-        items = plan_all(shape, build, *rows.args, *([after] if after is not None else []))
+        arguments = (*rows.args, *([after] if after is not None else []))
+        items = plan_all(shape, build, *arguments)
+        # Read along with the page: rows to bring up to date first (an empty page cannot tell).
+        if rows.refresh is not None and (not items or getattr(items[0], _STALE)) and rows.refresh():
+            items = plan_all(shape, build, *arguments)
     else:
         items = list(_page(rows, limit=limit, ascending=ascending, after=after, keys_first=keys_first))
     has_more = len(items) > limit

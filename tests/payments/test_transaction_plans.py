@@ -100,12 +100,14 @@ def _plans(queryset) -> tuple[str, str]:
 
 
 def _page_rows(platform, filters: dict):
-    """The statement of a first page of 20 of the platform's transactions with its count, as the
-    list sends it."""
+    """The statement of a first page of 20 of the platform's transactions with its count and its
+    due-steps check, as the list sends it."""
     shape = transaction_list(platform=platform, filters=filters)
     matching = shape.build(*shape.args)
-    counted = _counted(matching, 1000)
-    return _page(matching, limit=20, ascending=False, after=None, keys_first=True, counted=counted)
+    counted, stale = _counted(matching, 1000), shape.stale(*shape.args)
+    return _page(
+        matching, limit=20, ascending=False, after=None, keys_first=True, counted=counted, stale=stale
+    )
 
 
 def test_a_page_of_a_platform_with_most_of_the_rows_skips_no_other_platforms_rows(db, api):
@@ -119,8 +121,9 @@ def test_a_page_of_a_platform_with_most_of_the_rows_skips_no_other_platforms_row
     assert len(page["data"]) == 20 and page["hasMore"]
     assert any(" IN (SELECT " in q["sql"] and "ORDER BY" in q["sql"] for q in queries.captured_queries)
     for plan in _plans(_page_rows(api.platform, {})):
-        # The keys from the platform's index; the primary key only to fetch those rows, never walked.
-        assert "transaction_platform_id" in plan, plan
+        # The keys from the platform's index; the primary key only to fetch those rows, never walked;
+        # the due steps from their own index.
+        assert "transaction_platform_id" in plan and "transaction_platform_due_steps" in plan, plan
         assert "Backward using payments_transaction_pkey" not in plan and "Seq Scan" not in plan, plan
 
 
