@@ -7,10 +7,12 @@ request (`payments.platforms`) and the stamp check's session read (`wallets.stam
 Hand-written statements (`plan_raw_row`: the idempotency-key and daily-volume upserts) send their
 values the same way.
 
-- Reads (`plan_first`): a plan is built once from a queryset whose parameters are placeholders,
-  and each call runs its SQL with the real values and builds the model instances (select_related
-  ones included) the way Django's ModelIterable does. The SQL is the ORM's own, so locks
-  (`select_for_update`) and joins are exactly the queryset's.
+- Reads (`plan_first`, `plan_all`, `plan_count`): a plan is built once from a queryset whose
+  parameters are placeholders, and each call runs its SQL with the real values and builds the model
+  instances (select_related ones included) the way Django's ModelIterable does, or the values of a
+  `values_list(flat=True)` queryset. The SQL is the ORM's own, so locks (`select_for_update`) and
+  joins are exactly the queryset's. A value that is part of a statement's shape rather than an
+  argument goes into its SQL as a `Literal`.
 - Writes (`plan_insert`, `plan_update`): the plain INSERT of a model's columns and the UPDATE of some
   of them by primary key, built once per model and shape; values go to the database the way
   `save()` sends them (`get_db_prep_save`). No model signals are sent.
@@ -19,16 +21,46 @@ values the same way.
 from __future__ import annotations
 
 import datetime as dt
+import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import DatabaseError, connections, router
-from django.db.models import AutoField, BigAutoField, Field, Model, QuerySet, SmallAutoField, UUIDField
-from django.db.models.query import _get_from_db, get_related_populators
+from django.db.models import (
+    AutoField,
+    BigAutoField,
+    Field,
+    Model,
+    QuerySet,
+    SmallAutoField,
+    UUIDField,
+    Value,
+)
+from django.db.models.query import (
+    FlatValuesListIterable,
+    ModelIterable,
+    _get_from_db,
+    get_related_populators,
+)
 
 _UUID = UUIDField()  # how a UUID parameter goes to the database (native, or hex text on SQLite)
+
+
+class Literal(Value):
+    """A constant of a statement's shape, written into its SQL instead of sent as a parameter:
+    `rows.filter(type=Literal("INCOMING"))`. PostgreSQL uses a partial index only when it can prove
+    the query's condition implies the index's, and the generic plan of a prepared statement (psycopg
+    prepares a statement after a few runs; PostgreSQL may then stop planning it for each call's
+    values) knows no parameter's value. Only names (letters, digits, underscores) are accepted, so
+    the text needs no quoting."""
+
+    def as_sql(self, compiler, connection) -> tuple[str, list]:
+        value = self.value
+        if not (isinstance(value, str) and value.isascii() and value.replace("_", "").isalnum()):
+            raise ValueError(f"a literal is a name, not {value!r}")
+        return f"'{value}'", []
 
 
 @dataclass(frozen=True)
@@ -41,11 +73,34 @@ class _Plan:
     start: int
     end: int
     init_list: list[str]
-    from_db: Callable
+    from_db: Callable | None  # None: the rows are values (a values_list(flat=True) or count)
     populators: list
+    annotations: dict[str, int]  # each annotation's column
 
 
 _plans: dict[str, _Plan] = {}  # by name; the service uses one database
+# A list's shapes come from its request (filters, order, page size), so a client could ask for
+# many: past this many plans the oldest is dropped (and compiled again if it is asked for again).
+MAX_PLANS = 1_000
+_evicting = threading.Lock()
+
+
+@dataclass(frozen=True)
+class QueryShape:
+    """A queryset as a shape and its values: `build(*args)`, for a reader that derives statements
+    from it (the list pages of `payments.api.pagination`) and compiles each once per `name`. `name`
+    must tell apart every shape `build` can take; `args` as for `plan_first`.
+
+    Rows that can be out of date until something is done to them (a transaction's due steps) give
+    `stale(*args)`, an expression read along with them, true (or not null) when `refresh()` must run
+    before they are read; `refresh` returns how many rows it brought up to date, and they are read
+    again if any."""
+
+    name: str
+    build: Callable[..., QuerySet]
+    args: tuple = ()
+    stale: Callable[..., Any] | None = None
+    refresh: Callable[[], int] | None = None
 
 
 def _placeholder(i: int, arg: Any) -> Any:
@@ -80,7 +135,7 @@ def _placeholder_index(param: Any, placeholders: tuple, connection) -> int:
     raise ValueError(f"a query plan takes its arguments as filter values only, not {param!r}")
 
 
-def _plan(name: str, build: Callable[..., QuerySet], args: tuple) -> _Plan:
+def _plan(name: str, build: Callable[..., QuerySet], args: tuple, *, count: bool = False) -> _Plan:
     plan = _plans.get(name)
     if plan is not None:
         return plan
@@ -91,23 +146,65 @@ def _plan(name: str, build: Callable[..., QuerySet], args: tuple) -> _Plan:
     sql, params = compiler.as_sql()
     connection = connections[alias]
     select, klass_info = compiler.select, compiler.klass_info
-    fields = klass_info["select_fields"]
-    start, end = fields[0], fields[-1] + 1
-    fetch_mode = queryset._fetch_mode
+    if count:  # what Django sends for the count of a sliced queryset
+        sql, converters = f"SELECT COUNT(*) FROM ({sql}) AS counted", {}  # noqa: S608
+    else:
+        converters = compiler.get_converters([s[0] for s in select[: compiler.col_count]])
+    if count or queryset._iterable_class is FlatValuesListIterable:
+        start, end, init_list, from_db, populators, annotations = 0, 1, [], None, [], {}
+    elif queryset._iterable_class is not ModelIterable:
+        raise TypeError("a query plan reads model instances or values_list(flat=True) values")
+    else:
+        fields = klass_info["select_fields"]
+        start, end = fields[0], fields[-1] + 1
+        fetch_mode = queryset._fetch_mode
+        init_list = [s[0].target.attname for s in select[start:end]]
+        from_db = _get_from_db(klass_info["model"], fetch_mode)
+        populators = get_related_populators(klass_info, select, alias, fetch_mode)
+        annotations = dict(compiler.annotation_col_map)
     plan = _Plan(
         alias=alias,
         sql=sql,
         order=tuple(_placeholder_index(p, placeholders, connection) for p in params),
         compiler=compiler,
-        converters=compiler.get_converters([s[0] for s in select[: compiler.col_count]]),
+        converters=converters,
         start=start,
         end=end,
-        init_list=[s[0].target.attname for s in select[start:end]],
-        from_db=_get_from_db(klass_info["model"], fetch_mode),
-        populators=get_related_populators(klass_info, select, alias, fetch_mode),
+        init_list=init_list,
+        from_db=from_db,
+        populators=populators,
+        annotations=annotations,
     )
-    _plans[name] = plan
+    with _evicting:
+        while len(_plans) >= MAX_PLANS:
+            del _plans[next(iter(_plans))]
+        _plans[name] = plan
     return plan
+
+
+def _run(plan: _Plan, args: tuple, *, first: bool) -> list[tuple]:
+    connection = connections[plan.alias]
+    with connection.cursor() as cursor:
+        cursor.execute(plan.sql, [_db_value(args[i], connection) for i in plan.order])
+        if first:
+            row = cursor.fetchone()
+            rows = [] if row is None else [row]
+        else:
+            rows = cursor.fetchall()
+    if plan.converters and rows:
+        rows = list(plan.compiler.apply_converters(rows, plan.converters))
+    return rows
+
+
+def _built(plan: _Plan, row: tuple) -> Any:
+    if plan.from_db is None:
+        return row[0]
+    obj = plan.from_db(plan.alias, plan.init_list, row[plan.start : plan.end])
+    for populator in plan.populators:
+        populator.populate(row, obj)
+    for attribute, column in plan.annotations.items():
+        setattr(obj, attribute, row[column])
+    return obj
 
 
 def plan_first(
@@ -119,19 +216,22 @@ def plan_first(
     types on every call); `name` identifies the plan (one per shape).
     """
     plan = _plan(name, build, args)
-    alias = plan.alias
-    connection = connections[alias]
-    with connection.cursor() as cursor:
-        cursor.execute(plan.sql, [_db_value(args[i], connection) for i in plan.order])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    if plan.converters:
-        row = next(iter(plan.compiler.apply_converters([row], plan.converters)))
-    obj = plan.from_db(alias, plan.init_list, row[plan.start : plan.end])
-    for populator in plan.populators:
-        populator.populate(row, obj)
-    return obj
+    rows = _run(plan, args, first=True)
+    return _built(plan, rows[0]) if rows else None
+
+
+def plan_all(name: str, build: Callable[..., QuerySet], *args: uuid.UUID | dt.datetime | str) -> list:
+    """Every row of `build(*args)` (a sliced queryset, so the rows are few), as the ORM would return
+    them: model instances, or the values of a `values_list(flat=True)`. As for `plan_first`."""
+    plan = _plan(name, build, args)
+    return [_built(plan, row) for row in _run(plan, args, first=False)]
+
+
+def plan_count(name: str, build: Callable[..., QuerySet], *args: uuid.UUID | dt.datetime | str) -> int:
+    """How many rows `build(*args)` has, counted by the database; slice the queryset to count no
+    further than a bound (`rows.order_by()[:1001]`), as `QuerySet.count()` does with a sliced one."""
+    (row,) = _run(_plan(name, build, args, count=True), args, first=True)
+    return row[0]
 
 
 def plan_raw_row(*, model: type[Model], sql: str, params: Sequence[Any]) -> tuple | None:

@@ -44,7 +44,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, Q, QuerySet, Subquery
 
 from payments import clock, rates
 from payments.account_info.enums import PAYMENT_RAILS
@@ -61,7 +61,7 @@ from payments.ledger import (
 from payments.limits import limits_take_back_daily
 from payments.models import LedgerAccount, LedgerJournal, Platform, Quote, Transaction
 from payments.models import TransactionStatus as Status
-from payments.query_plans import plan_first, plan_update
+from payments.query_plans import Literal, QueryShape, plan_all, plan_first, plan_update
 from payments.quote_status import QUOTE_TRANSITIONS, quote_transition
 from payments.rails import Payout, RailEvent, Step, rail_adapter
 from payments.state_machines import StateMachine
@@ -334,7 +334,12 @@ def _due_rows(platform_id: UUID, now: dt.datetime) -> QuerySet[Transaction]:
 def transaction_steps_apply_due(*, platform: Platform, limit: int = 500) -> int:
     """Apply the due steps of up to `limit` of the platform's transactions (reads of its list).
     One indexed query when nothing is due."""
-    ids = list(_due_rows(platform.pk, clock.now()).values_list("pk", flat=True)[:limit])
+    ids = plan_all(
+        f"transaction-due-{limit}",
+        lambda platform_id, now: _due_rows(platform_id, now).values_list("pk", flat=True)[:limit],
+        platform.pk,
+        clock.now(),
+    )
     transactions_advance(ids)
     return len(ids)
 
@@ -643,18 +648,43 @@ _LIST_LOOKUPS = {
 }
 
 
-def transaction_list(*, platform: Platform, filters: dict[str, Any]) -> QuerySet[Transaction]:
-    """The platform's transactions matching `filters` (keys as in the API, values parsed), after
-    applying due steps so no listed transaction shows a state it has already left."""
-    transaction_steps_apply_due(platform=platform, limit=200)
-    rows = Transaction.objects.for_platform(platform)
-    rows = rows.filter(**{_LIST_LOOKUPS[k]: v for k, v in filters.items() if k in _LIST_LOOKUPS})
-    if filters.get("platform_only"):
-        rows = rows.filter(customer__isnull=True)
-    if "account_identifier" in filters:
-        value = filters["account_identifier"]
-        rows = rows.filter(sender_identifier=value) | rows.filter(receiver_identifier=value)
-    return rows
+def transaction_list(*, platform: Platform, filters: dict[str, Any]) -> QueryShape:
+    """The platform's transactions matching `filters` (keys as in the API, values parsed). A shape
+    for each set of filters, so a page's statements are compiled once (payments.query_plans). It is
+    stale while any of the platform's transactions has a due step: the reader applies them first
+    (`refresh`) so no listed transaction shows a state it has already left, and the filters match
+    the states they are in.
+
+    `type` is written into the statement (a `Literal`): the index of incoming transactions is
+    partial (`transaction_platform_incoming`), and PostgreSQL can use it in a prepared statement's
+    generic plan only when the condition is in the SQL itself."""
+    keys = sorted(k for k in filters if k in _LIST_LOOKUPS and k != "type")
+    kind = Transaction.Type(filters["type"]).value if "type" in filters else None
+    platform_only = bool(filters.get("platform_only"))
+    account = filters.get("account_identifier")
+
+    def build(platform_id: UUID, now: dt.datetime, *values: Any) -> QuerySet[Transaction]:
+        rows = Transaction.objects.filter(platform_id=platform_id)
+        rows = rows.filter(**{_LIST_LOOKUPS[k]: v for k, v in zip(keys, values, strict=False)})
+        if kind is not None:
+            rows = rows.filter(type=Literal(kind))
+        if platform_only:
+            rows = rows.filter(customer__isnull=True)
+        if account is not None:
+            value = values[-1]
+            rows = rows.filter(sender_identifier=value) | rows.filter(receiver_identifier=value)
+        return rows
+
+    name = f"transaction-list|{','.join(keys)}|{kind}|{platform_only}|{account is not None}"
+    args = (platform.pk, clock.now(), *(filters[k] for k in keys), *(() if account is None else (account,)))
+    return QueryShape(
+        name,
+        build,
+        args,
+        # The key of a transaction with a due step, or none (Exists would send a parameter of its own).
+        stale=lambda platform_id, now, *values: Subquery(_due_rows(platform_id, now).values("pk")[:1]),
+        refresh=lambda: transaction_steps_apply_due(platform=platform, limit=200),
+    )
 
 
 # --- the platform's actions -------------------------------------------------------------------------

@@ -11,12 +11,13 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import BigIntegerField, QuerySet, Subquery
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from payments.api.parsing import parse_query
 from payments.errors import FieldError, InvalidInput
+from payments.query_plans import QueryShape, plan_all, plan_count
 
 MAX_LIMIT = 100
 DEFAULT_LIMIT = 20
@@ -51,36 +52,120 @@ def decode_cursor(cursor: str) -> uuid.UUID:
         ) from None
 
 
-def paginate(
+_TOTAL = "page_total_count"  # the count read along with a compiled page, on each of its rows
+_STALE = "page_stale"  # and its shape's `stale` condition
+
+
+def _page(
     queryset: QuerySet,
+    *,
+    limit: int,
+    ascending: bool,
+    after: uuid.UUID | None,
+    keys_first: bool,
+    counted: QuerySet | None = None,
+    stale: Any = None,
+) -> QuerySet:
+    """The page's rows, one more than `limit` (to tell whether more follow), in page order; with
+    `counted` (keys, as `_counted` gives them), each also carries their number as _TOTAL, and with
+    `stale` (an expression) its value as _STALE."""
+    order = "pk" if ascending else "-pk"
+    rows = queryset.order_by(order)
+    if after is not None:
+        rows = rows.filter(pk__gt=after) if ascending else rows.filter(pk__lt=after)
+    if keys_first:
+        keys = rows.values("pk")[: limit + 1]
+        rows = queryset.model._default_manager.filter(pk__in=keys).order_by(order)
+    if counted is not None:
+        total = Subquery(
+            counted,
+            template="(SELECT COUNT(*) FROM (%(subquery)s) AS counted)",
+            output_field=BigIntegerField(),
+        )
+        rows = rows.annotate(**{_TOTAL: total})
+    if stale is not None:
+        rows = rows.annotate(**{_STALE: stale})
+    return rows[: limit + 1]
+
+
+def _counted(rows: QuerySet, limit: int | None) -> QuerySet:
+    """The keys to count: no further than one past `limit` (None: all of them). In key order, so the
+    count reads the same index as the page: unordered, PostgreSQL may scan the table for an owner
+    with most of its rows, reading every other owner's row stored before them."""
+    keys = rows.order_by("pk").values_list("pk", flat=True)
+    return keys if limit is None else keys[: limit + 1]
+
+
+def _count(rows: QuerySet | QueryShape, limit: int | None) -> int:
+    if isinstance(rows, QueryShape):
+        build = lambda *args: _counted(rows.build(*args), limit)  # noqa: E731
+        return plan_count(f"{rows.name}|count|{limit}", build, *rows.args)
+    return rows.count() if limit is None else rows.order_by()[: limit + 1].count()
+
+
+def paginate(
+    rows: QuerySet | QueryShape,
     params: Mapping[str, Any],
     render: Callable[[Any], dict],
     *,
     count: bool = True,
+    count_limit: int | None = None,
     ascending: bool = False,
     keys_first: bool = False,
 ) -> dict[str, Any]:
-    """`keys_first`: read the page's keys, then those rows. For a table whose indexes hold (owner,
-    filter…, key), so the keys come from an index alone: asked for whole rows of an owner with a
-    large share of the table, PostgreSQL may instead walk the primary key backwards and skip every
-    newer row of other owners (a platform with a million transactions, 200 ms per page)."""
-    page = parse_query(PageQuery, {k: params[k] for k in ("limit", "cursor") if k in params})
+    """A page of `rows`: a queryset, or a `QueryShape` whose statements (the page for each order,
+    page size and cursor or none, and the count) are compiled once (payments.query_plans); its page
+    statement also counts the matches and reads the shape's `stale` condition, so neither costs a
+    round trip of its own while nothing is stale.
+
+    `count_limit`: totalCount only when at most that many match (counting stops one past it). A first
+    page that holds every match is its own count.
+
+    `keys_first`: the page's rows are read by their keys, which a subquery reads first. For a table
+    whose indexes hold (owner, filter…, key), so the keys come from an index alone: asked for whole
+    rows of an owner with a large share of the table, PostgreSQL may instead walk the primary key
+    backwards and skip every newer row of other owners (a platform with a million transactions,
+    200 ms per page)."""
+    page = parse_query(PageQuery, params)
     limit = page["limit"]
-    rows = queryset.order_by("pk" if ascending else "-pk")
-    if "cursor" in page:
-        after = decode_cursor(page["cursor"])
-        rows = rows.filter(pk__gt=after) if ascending else rows.filter(pk__lt=after)
-    if keys_first:
-        keys = list(rows.values_list("pk", flat=True)[: limit + 1])
-        found = {item.pk: item for item in queryset.filter(pk__in=keys)} if keys else {}
-        items = [found[key] for key in keys]
+    after = decode_cursor(page["cursor"]) if "cursor" in page else None
+    if isinstance(rows, QueryShape):
+        given = len(rows.args)
+        order = "asc" if ascending else "desc"
+        counting = count_limit if count else "no"
+        shape = f"{rows.name}|page|{order}|{limit}|{after is not None}|{keys_first}|count={counting}"
+
+        def build(*args):
+            matching = rows.build(*args[:given])
+            return _page(
+                matching,
+                limit=limit,
+                ascending=ascending,
+                after=args[given] if after is not None else None,
+                keys_first=keys_first,
+                counted=_counted(matching, count_limit) if count else None,
+                stale=rows.stale(*args[:given]) if rows.stale is not None else None,
+            )
+
+        arguments = (*rows.args, *([after] if after is not None else []))
+        items = plan_all(shape, build, *arguments)
+        # Read along with the page: rows to bring up to date first (an empty page cannot tell).
+        if rows.refresh is not None and (not items or getattr(items[0], _STALE)) and rows.refresh():
+            items = plan_all(shape, build, *arguments)
     else:
-        items = list(rows[: limit + 1])
+        items = list(_page(rows, limit=limit, ascending=ascending, after=after, keys_first=keys_first))
     has_more = len(items) > limit
     items = items[:limit]
     body: dict[str, Any] = {"data": [render(item) for item in items], "hasMore": has_more}
     if has_more:
         body["nextCursor"] = encode_cursor(items[-1].pk)
     if count:
-        body["totalCount"] = queryset.count()
+        if after is None and not has_more:
+            total = len(items)
+        elif items and hasattr(items[0], _TOTAL):
+            total = getattr(items[0], _TOTAL)
+        else:
+            total = _count(rows, count_limit)
+        if count_limit is None or total <= count_limit:
+            body["totalCount"] = total
     return body

@@ -5,10 +5,13 @@ The strict body parsing (`ApiSerializer`, `parse_body`, `field_errors`) is part 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from django.core.validators import MaxLengthValidator, MinLengthValidator, ProhibitNullCharactersValidator
 from rest_framework import serializers
+from rest_framework.fields import empty
+from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
 from payments.errors import InvalidInput
 from payments.wire.parsing import ApiSerializer, CrossCheckedSerializer, field_errors, parse_body
@@ -38,11 +41,137 @@ class DiscriminatedSerializer(CrossCheckedSerializer):
 
 
 def parse_query(serializer_class: type[serializers.Serializer], params: Mapping[str, Any]) -> dict[str, Any]:
-    """Query parameters are strings by nature, so they skip the strict JSON type check."""
+    """Query parameters are strings by nature, so they skip the strict JSON type check. Parameters the
+    serializer does not declare are ignored."""
+    plain = _plain_query(serializer_class, params)
+    if plain is not None:
+        return plain
     serializer = serializer_class(data={k: params.get(k) for k in params})
     if not serializer.is_valid():
         raise InvalidInput(errors=field_errors(serializer, serializer.errors))
     return serializer.validated_data
+
+
+# --- the plain query's short way ------------------------------------------------------------------
+# A list's query string is read on every page, and a serializer's validation (a deep copy of its
+# fields, then each field's run) cost more than the rest of the list's parsing. Values that are
+# already in their plainest valid form (a choice as spelt, a trimmed non-empty text, an integer in
+# range in digits) are read here to exactly what the serializer returns; anything else, errors
+# included, goes through the serializer, so the answers stay its own.
+
+_Reader = Callable[[str], Any]  # returns the value, or _NOT_PLAIN
+_NOT_PLAIN = object()
+_TEXT_VALIDATORS = (
+    MaxLengthValidator,
+    MinLengthValidator,
+    ProhibitNullCharactersValidator,
+    ProhibitSurrogateCharactersValidator,
+)
+_readers: dict[type, dict[str, tuple[_Reader | None, Any]] | None] = {}
+
+
+def _text_reader(field: serializers.CharField) -> _Reader | None:
+    if field.allow_blank or not field.trim_whitespace:
+        return None
+    if any(not isinstance(v, _TEXT_VALIDATORS) for v in field.validators):
+        return None
+    low, high = field.min_length or 0, field.max_length
+
+    def read(value: str) -> Any:
+        if not value or value != value.strip() or "\x00" in value or len(value) < low:
+            return _NOT_PLAIN
+        if high is not None and len(value) > high:
+            return _NOT_PLAIN
+        try:
+            value.encode()  # a surrogate cannot be encoded
+        except UnicodeEncodeError:
+            return _NOT_PLAIN
+        return value
+
+    return read
+
+
+def _integer_reader(field: serializers.IntegerField) -> _Reader | None:
+    if len(field.validators) != (field.min_value is not None) + (field.max_value is not None):
+        return None
+    low, high = field.min_value, field.max_value
+
+    def read(value: str) -> Any:
+        if not (value.isascii() and value.isdigit() and len(value) <= field.MAX_STRING_LENGTH):
+            return _NOT_PLAIN
+        number = int(value)
+        if (low is not None and number < low) or (high is not None and number > high):
+            return _NOT_PLAIN
+        return number
+
+    return read
+
+
+def _choice_reader(field: serializers.ChoiceField) -> _Reader | None:
+    if field.validators:
+        return None
+    choices = dict(field.choice_strings_to_values)
+    return lambda value: choices.get(value, _NOT_PLAIN)
+
+
+_READER_MAKERS: dict[type, Callable[[Any], _Reader | None]] = {
+    serializers.CharField: _text_reader,
+    serializers.IntegerField: _integer_reader,
+    serializers.ChoiceField: _choice_reader,
+}
+
+
+def _field_readers(
+    serializer_class: type[serializers.Serializer],
+) -> dict[str, tuple[_Reader | None, Any]] | None:
+    """Per field: its reader (None: only the serializer reads it) and what it is when absent (its
+    default; `empty`: left out; _NOT_PLAIN: for the serializer to say). None when the serializer
+    validates more than its fields (its own `validate` methods or validators)."""
+    if serializer_class in _readers:
+        return _readers[serializer_class]
+    serializer = serializer_class()
+    base = serializers.Serializer
+    readers: dict[str, tuple[_Reader | None, Any]] | None = {}
+    if serializer.validators or any(
+        getattr(serializer_class, m) is not getattr(base, m)
+        for m in ("validate", "to_internal_value", "run_validation")
+    ):
+        readers = None
+    else:
+        for name, field in serializer.fields.items():
+            if field.read_only or field.source != name or hasattr(serializer, f"validate_{name}"):
+                readers = None
+                break
+            make = _READER_MAKERS.get(type(field))  # the exact kinds: a subclass may check more
+            reader = make(field) if make is not None else None
+            computed = field.default is not empty and callable(field.default)
+            absent = _NOT_PLAIN if field.required or computed else field.default
+            readers[name] = (reader, absent)
+    _readers[serializer_class] = readers
+    return readers
+
+
+def _plain_query(serializer_class: type[serializers.Serializer], params: Mapping[str, Any]) -> dict | None:
+    """What the serializer would return for `params`, when every value is plain; None otherwise."""
+    readers = _field_readers(serializer_class)
+    if readers is None:
+        return None
+    out: dict[str, Any] = {}
+    for name, (reader, absent) in readers.items():
+        if name not in params:
+            if absent is _NOT_PLAIN:
+                return None
+            if absent is not empty:
+                out[name] = absent
+            continue
+        value = params.get(name)
+        if reader is None or not isinstance(value, str):
+            return None
+        value = reader(value)
+        if value is _NOT_PLAIN:
+            return None
+        out[name] = value
+    return out
 
 
 def request_json(request) -> Any:

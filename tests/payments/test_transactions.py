@@ -158,6 +158,20 @@ def test_the_list_applies_due_steps_before_it_shows_them(api, sender):
     assert shown[0]["id"] == quote["transactionId"] and shown[0]["status"] == "COMPLETED"
 
 
+@pytest.mark.parametrize("first", ["PROCESSING", "COMPLETED"])
+def test_a_filtered_list_matches_the_state_a_due_step_moves_a_transaction_into(api, sender, first):
+    """Read with the page: whether a step is due. A page that shows the old state (PROCESSING), or
+    an empty one (COMPLETED), is read again once the step is applied."""
+    quote = _quote(api, sender, account_number="1234567003", execute=True)
+    assert api.get("/transactions", {"status": "PROCESSING"}).json()["totalCount"] == 1
+    clock.advance(dt.timedelta(minutes=7))
+    expected = {"PROCESSING": [], "COMPLETED": [quote["transactionId"]]}
+    for status in (first, *({"PROCESSING", "COMPLETED"} - {first})):
+        page = api.get("/transactions", {"status": status}).json()
+        assert [t["id"] for t in page["data"]] == expected[status]
+        assert page["totalCount"] == len(expected[status])
+
+
 def test_total_count_is_left_out_beyond_the_limit(api, sender, monkeypatch):
     monkeypatch.setattr("payments.api.transactions.COUNT_LIMIT", 2)
     for _ in range(3):
