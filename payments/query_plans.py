@@ -3,14 +3,15 @@
 Compiling a query with fifty-odd columns and a join costs Django more than the database round trip,
 and so does a `save()` or a `bulk_create()` of a few rows. This is the one place that compiles a
 statement ahead: the quote, transaction and balance-event reads, the API token lookup of every
-request (`payments.platforms`) and the stamp check's session read (`wallets.stamp_check`) use it.
+request (`payments.platforms`) and the stamp check's session check (`wallets.stamp_check`) use it.
 Hand-written statements (`plan_raw_row`: the idempotency-key and daily-volume upserts) send their
 values the same way.
 
 - Reads (`plan_first`): a plan is built once from a queryset whose parameters are placeholders,
   and each call runs its SQL with the real values and builds the model instances (select_related
   ones included) the way Django's ModelIterable does. The SQL is the ORM's own, so locks
-  (`select_for_update`) and joins are exactly the queryset's.
+  (`select_for_update`) and joins are exactly the queryset's. `plan_exists` only asks whether the
+  queryset has a row (nothing is built).
 - Writes (`plan_insert`, `plan_update`): the plain INSERT of a model's columns and the UPDATE of some
   of them by primary key, built once per model and shape; values go to the database the way
   `save()` sends them (`get_db_prep_save`). No model signals are sent.
@@ -80,16 +81,26 @@ def _placeholder_index(param: Any, placeholders: tuple, connection) -> int:
     raise ValueError(f"a query plan takes its arguments as filter values only, not {param!r}")
 
 
+def _compiled(build: Callable[..., QuerySet], args: tuple, *, exists: bool = False) -> tuple:
+    """`build`'s queryset with placeholders for `args` (with `exists`, only whether it has a row: the
+    first primary key in no order), compiled: the queryset, its compiler, the SQL and which argument
+    each SQL parameter takes."""
+    placeholders = tuple(_placeholder(i, arg) for i, arg in enumerate(args))
+    queryset = build(*placeholders)
+    if exists:  # `QuerySet.exists()` selects the constant 1, a parameter no argument gives
+        queryset = queryset.order_by().values_list("pk")[:1]
+    compiler = queryset.query.get_compiler(using=queryset.db)
+    sql, params = compiler.as_sql()
+    connection = connections[queryset.db]
+    return queryset, compiler, sql, tuple(_placeholder_index(p, placeholders, connection) for p in params)
+
+
 def _plan(name: str, build: Callable[..., QuerySet], args: tuple) -> _Plan:
     plan = _plans.get(name)
     if plan is not None:
         return plan
-    placeholders = tuple(_placeholder(i, arg) for i, arg in enumerate(args))
-    queryset = build(*placeholders)
+    queryset, compiler, sql, order = _compiled(build, args)
     alias = queryset.db
-    compiler = queryset.query.get_compiler(using=alias)
-    sql, params = compiler.as_sql()
-    connection = connections[alias]
     select, klass_info = compiler.select, compiler.klass_info
     fields = klass_info["select_fields"]
     start, end = fields[0], fields[-1] + 1
@@ -97,7 +108,7 @@ def _plan(name: str, build: Callable[..., QuerySet], args: tuple) -> _Plan:
     plan = _Plan(
         alias=alias,
         sql=sql,
-        order=tuple(_placeholder_index(p, placeholders, connection) for p in params),
+        order=order,
         compiler=compiler,
         converters=compiler.get_converters([s[0] for s in select[: compiler.col_count]]),
         start=start,
@@ -132,6 +143,23 @@ def plan_first(
     for populator in plan.populators:
         populator.populate(row, obj)
     return obj
+
+
+_exists_plans: dict[str, tuple[str, str, tuple[int, ...]]] = {}  # by name: alias, SQL, parameter order
+
+
+def plan_exists(name: str, build: Callable[..., QuerySet], *args: uuid.UUID | dt.datetime | str) -> bool:
+    """Whether `build(*args)` has a row, its SQL compiled once (same rules for `build` as `plan_first`'s):
+    for a check that needs no row, since building a model instance costs more than fetching it."""
+    plan = _exists_plans.get(name)
+    if plan is None:
+        queryset, _compiler, sql, order = _compiled(build, args, exists=True)
+        plan = _exists_plans[name] = (queryset.db, sql, order)
+    alias, sql, order = plan
+    connection = connections[alias]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [_db_value(args[i], connection) for i in order])
+        return cursor.fetchone() is not None
 
 
 def plan_raw_row(*, model: type[Model], sql: str, params: Sequence[Any]) -> tuple | None:
