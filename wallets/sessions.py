@@ -30,7 +30,7 @@ from wallets.crypto import (
     credential_bundle_seal,
     private_key_bytes,
     private_key_generate,
-    public_key_from_hex,
+    public_key_from_hex_canonical,
     public_key_hex,
 )
 from wallets.errors import WalletUnauthorized
@@ -50,7 +50,7 @@ def session_open(*, credential: AuthCredential, client_public_key: str) -> tuple
         session_public_key = public_key_hex(session_private_key)
         del session_private_key  # never stored: the client holds it now
     else:
-        session_public_key = public_key_hex(public_key_from_hex(client_public_key))
+        _, session_public_key = public_key_from_hex_canonical(client_public_key)
     now = clock.now()
     session = AuthSession(
         platform_id=credential.platform_id,

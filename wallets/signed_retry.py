@@ -400,7 +400,9 @@ def _authenticate(request: SignedRequest, *, signature: str | None, digest: str,
         raise WalletSignatureInvalid("The signature does not verify over payloadToSign")
     if verified is None:  # the sandbox literal: accepted without a key
         return Proof("")
-    if request.signer_rule == Signer.KEY and not same_point(verified.public_key, request.signer_key):
+    if request.signer_rule == Signer.KEY and not same_point(
+        verified.public_key_hex_compressed, request.signer_key
+    ):
         raise WalletSignatureInvalid(_SIGNER_MESSAGES[Signer.KEY])
     return Proof(verified.public_key_hex_compressed)
 
