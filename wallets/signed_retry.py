@@ -365,7 +365,7 @@ def _request_rows(platform_id: UUID, pk: UUID, kind: str, target: str):
     return SignedRequest.objects.filter(platform_id=platform_id, pk=pk, kind=kind, target=target)[:1]
 
 
-def _locked(pk: UUID) -> SignedRequest:
+def _locked(pk: UUID | str) -> SignedRequest:
     """The request row, locked (`select_for_update().get(pk=pk)`)."""
     request = plan_first("signed-retry-lock", _locked_rows, pk if isinstance(pk, UUID) else UUID(pk))
     if request is None:
