@@ -3,7 +3,7 @@
 Compiling a query with fifty-odd columns and a join costs Django more than the database round trip,
 and so does a `save()` or a `bulk_create()` of a few rows. This is the one place that compiles a
 statement ahead: the quote, transaction and balance-event reads, the API token lookup of every
-request (`payments.platforms`) and the stamp check's session read (`wallets.stamp_check`) use it.
+request (`payments.platforms`) and the stamp check's session check (`wallets.stamp_check`) use it.
 Hand-written statements (`plan_raw_row`: the idempotency-key and daily-volume upserts) send their
 values the same way.
 
@@ -12,7 +12,8 @@ values the same way.
   instances (select_related ones included) the way Django's ModelIterable does, or the values of a
   `values_list(flat=True)` queryset. The SQL is the ORM's own, so locks (`select_for_update`) and
   joins are exactly the queryset's. A value that is part of a statement's shape rather than an
-  argument goes into its SQL as a `Literal`.
+  argument goes into its SQL as a `Literal`. `plan_exists` only asks whether the queryset has a row
+  (nothing is built).
 - Writes (`plan_insert`, `plan_update`): the plain INSERT of a model's columns and the UPDATE of some
   of them by primary key, built once per model and shape; values go to the database the way
   `save()` sends them (`get_db_prep_save`). No model signals are sent.
@@ -232,6 +233,16 @@ def plan_count(name: str, build: Callable[..., QuerySet], *args: uuid.UUID | dt.
     further than a bound (`rows.order_by()[:1001]`), as `QuerySet.count()` does with a sliced one."""
     (row,) = _run(_plan(name, build, args, count=True), args, first=True)
     return row[0]
+
+
+def plan_exists(name: str, build: Callable[..., QuerySet], *args: uuid.UUID | dt.datetime | str) -> bool:
+    """Whether `build(*args)` has a row (same rules for `build` as `plan_first`'s): for a check that
+    needs no row, since building a model instance costs more than fetching it."""
+
+    def first_key(*placeholders):
+        return build(*placeholders).order_by().values_list("pk", flat=True)[:1]
+
+    return bool(_run(_plan(name, first_key, args), args, first=True))
 
 
 def plan_raw_row(*, model: type[Model], sql: str, params: Sequence[Any]) -> tuple | None:

@@ -29,6 +29,7 @@ import math
 import secrets
 import string
 from typing import Any
+from uuid import UUID
 
 from django.conf import settings
 from django.core.mail import send_mail
@@ -38,6 +39,7 @@ from django.utils.crypto import salted_hmac
 from payments import clock, ids, secret_box
 from payments.errors import FieldError, InvalidInput, RateLimited, ResourceNotFound, ServiceError
 from payments.models import Platform
+from payments.query_plans import plan_first
 from payments.wire.time import utc_timestamp
 from wallets import service_keys, signed_retry
 from wallets.crypto import (
@@ -223,12 +225,19 @@ def _failed_attempt(credential: AuthCredential, now: dt.datetime) -> ServiceErro
     )
 
 
-@signed_retry.performs(SignedRequest.Kind.OTP_VERIFY)
+# Its one refusal comes before its writes, so it needs no savepoint.
+@signed_retry.performs(SignedRequest.Kind.OTP_VERIFY, savepoint=False)
 def otp_verify_perform(request: SignedRequest) -> Outcome:
-    credential = AuthCredential.objects.select_for_update().get(
-        pk=ids.parse(AuthCredential.ID_KIND, request.target)
+    credential = plan_first(
+        "otp-verify-credential", _credential_locked, ids.parse(AuthCredential.ID_KIND, request.target)
     )
+    if credential is None:
+        raise AuthCredential.DoesNotExist("AuthCredential matching query does not exist.")
     if credential.revoked_at is not None:
         raise ResourceNotFound("AuthMethod")
     session, _ = session_open(credential=credential, client_public_key=request.params["publicKey"])
     return Outcome(200, auth_session(session))
+
+
+def _credential_locked(pk: UUID):
+    return AuthCredential.objects.select_for_update().filter(pk=pk)[:1]

@@ -24,12 +24,13 @@ from django.db import transaction
 from payments import clock, ids
 from payments.errors import FieldError, InvalidInput, ResourceNotFound
 from payments.models import Platform
+from payments.query_plans import plan_insert
 from wallets import passkeys, signed_retry
 from wallets.crypto import (
     credential_bundle_seal,
     private_key_bytes,
     private_key_generate,
-    public_key_from_hex,
+    public_key_from_hex_canonical,
     public_key_hex,
 )
 from wallets.errors import WalletUnauthorized
@@ -49,9 +50,9 @@ def session_open(*, credential: AuthCredential, client_public_key: str) -> tuple
         session_public_key = public_key_hex(session_private_key)
         del session_private_key  # never stored: the client holds it now
     else:
-        session_public_key = public_key_hex(public_key_from_hex(client_public_key))
+        _, session_public_key = public_key_from_hex_canonical(client_public_key)
     now = clock.now()
-    session = AuthSession.objects.create(
+    session = AuthSession(
         platform_id=credential.platform_id,
         account_id=credential.account_id,
         credential=credential,
@@ -60,6 +61,7 @@ def session_open(*, credential: AuthCredential, client_public_key: str) -> tuple
         created_at=now,
         updated_at=now,
     )
+    plan_insert([session])  # every sign-in inserts one
     if credential.verified_at is None:
         credential.verified_at = now
         credential.save(update_fields=["verified_at"])

@@ -13,8 +13,8 @@ from uuid import UUID
 from django.conf import settings
 
 from payments import clock
-from payments.query_plans import plan_first  # the stamp check runs on every embedded-wallet execute
-from wallets.crypto import StampInvalid, StampMalformed, same_point, stamp_verify
+from payments.query_plans import plan_exists  # the stamp check runs on every embedded-wallet execute
+from wallets.crypto import StampInvalid, StampMalformed, stamp_verify
 from wallets.errors import WalletSignatureInvalid, WalletSignatureMalformed, WalletSignatureMissing
 from wallets.models import AuthSession
 from wallets.signed_retry import LEGACY_SIGNATURE
@@ -36,17 +36,17 @@ def wallet_stamp_verify(*, internal_account_id: UUID, payload: str, header: str 
         raise WalletSignatureMalformed(f"Service-Wallet-Signature is malformed: {exc}") from None
     except StampInvalid:
         raise WalletSignatureInvalid("The signature does not verify over payloadToSign") from None
-    # Session keys are stored canonical (compressed), so this lookup is already a point comparison.
-    session = plan_first(
+    # Session keys are stored canonical (compressed hex, `public_key_hex`) and the stamp's key is
+    # given in that form, so this equality is the point comparison.
+    if not plan_exists(
         "wallet-stamp-session",
         _active_sessions,
         internal_account_id,
         verified.public_key_hex_compressed,
         clock.now(),
-    )
-    if session is None or not same_point(session.public_key, verified.public_key):
+    ):
         raise WalletSignatureInvalid("The stamp's key is not the key of an active session of this wallet")
 
 
 def _active_sessions(account_id: UUID, public_key: str, now: dt.datetime):
-    return AuthSession.objects.active(at=now).filter(account_id=account_id, public_key=public_key)[:1]
+    return AuthSession.objects.active(at=now).filter(account_id=account_id, public_key=public_key)

@@ -80,6 +80,33 @@ def test_nul_and_unpaired_surrogates_are_refused_with_their_path(text, path):
     assert refused.value.path == path
 
 
+@given(st.text(alphabet='[]{}"\\a', max_size=150))
+def test_the_depth_is_what_a_character_walk_outside_strings_finds(text):
+    """The scan (a regex that skips string literals) against the plain definition."""
+    depths = [0]
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            in_string, escaped = (escaped or char != '"'), (not escaped and char == "\\")
+        elif char == '"':
+            in_string = True
+        elif char in "[]{}":
+            depths.append(depths[-1] + (1 if char in "[{" else -1))
+    assert json_input._depth(text.encode()) == max(depths[1:], default=0)
+
+
+@pytest.mark.parametrize("text", ["\ufeff{}", "\ufeff[1]", "[1] x", "{'a': 1}", "NaN", "[Infinity]"])
+def test_malformed_json_is_refused_with_the_standard_decoders_message(text):
+    """The reader keeps one decoder per set of options; its messages stay those of `json.loads`."""
+    with pytest.raises(json_input.JsonRefused) as refused:
+        json_input.loads(text)
+    try:
+        json.loads(text, parse_constant=json_input._no_constant)
+    except ValueError as exc:
+        expected = str(exc)
+    assert refused.value.message == f"Malformed JSON: {expected}"
+
+
 def test_a_surrogate_pair_is_a_character_and_is_read():
     assert json_input.loads('{"emoji": "\\ud83d\\ude00"}') == {"emoji": "\U0001f600"}
 

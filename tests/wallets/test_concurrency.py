@@ -18,7 +18,7 @@ from payments import clock
 from payments.client import wallet_crypto as client
 from tests.conftest import API, basic
 from tests.wallets.conftest import wallet_for
-from wallets.models import AuthCredential
+from wallets.models import AuthCredential, AuthSession
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -55,6 +55,24 @@ def test_the_same_signed_retry_twenty_times_creates_one_credential_and_answers_o
     assert statuses == [201] + [401] * (THREADS - 1), [r.content for r in responses]
     assert {r.json()["code"] for r in responses if r.status_code == 401} == {"UNAUTHORIZED"}
     assert AuthCredential.objects.filter(account=wallet.account, type="SMS_OTP").count() == 1
+
+
+def test_the_same_otp_verify_retry_twenty_times_opens_one_session_and_answers_once(api):
+    """OTP verify's operation runs without a savepoint (`performs(savepoint=False)`); the request row
+    lock still lets exactly one retry open the session."""
+    wallet = wallet_for(api)
+    credential_id = wallet.credential_id()
+    body, tek = wallet.otp_bundle(credential_id)
+    path = f"/auth/credentials/{credential_id}/verify"
+    challenge = api.post(path, body).json()
+    headers = {
+        "HTTP_SERVICE_WALLET_SIGNATURE": client.stamp(challenge["payloadToSign"], tek.private_key_hex),
+        "HTTP_REQUEST_ID": challenge["requestId"],
+    }
+    responses = _send_all(api, "post", path, body, [headers] * THREADS)
+    statuses = sorted(r.status_code for r in responses)
+    assert statuses == [200] + [401] * (THREADS - 1), [r.content for r in responses]
+    assert AuthSession.objects.filter(account=wallet.account).count() == 1
 
 
 def test_twenty_different_challenges_for_the_same_credential_create_it_once(api):

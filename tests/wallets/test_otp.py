@@ -14,7 +14,7 @@ from payments import clock
 from payments.client import wallet_crypto as client
 from tests.wallets.conftest import Wallet, wallet_for
 from wallets import service_keys
-from wallets.models import AuthCredential, OtpChallenge
+from wallets.models import AuthCredential, AuthSession, OtpChallenge, SignedRequest
 from wallets.sms import LocmemSmsBackend
 
 pytestmark = pytest.mark.django_db
@@ -86,6 +86,23 @@ def test_the_retry_must_be_stamped_by_the_tek_inside_the_bundle(wallet: Wallet):
         "post", f"/auth/credentials/{credential_id}/verify", body, first, tek.private_key_hex
     )
     assert response.status_code == 200
+
+
+def test_a_credential_revoked_between_the_legs_fails_the_retry_and_opens_no_session(wallet: Wallet):
+    """The operation's refusal comes before its writes (it runs without a savepoint): the FAILED
+    outcome is recorded and delivered once, and no session exists."""
+    credential_id = wallet.credential_id()
+    body, tek = wallet.otp_bundle(credential_id)
+    first = _verify(wallet, credential_id, body).json()
+    AuthCredential.objects.filter(pk=credential_id.split(":", 1)[1]).update(revoked_at=clock.now())
+    path = f"/auth/credentials/{credential_id}/verify"
+    response = wallet.signed_retry("post", path, body, first, tek.private_key_hex)
+    assert response.status_code == 404, response.content
+    request = SignedRequest.objects.get(pk=first["requestId"].split(":", 1)[1])
+    assert (request.status, request.outcome_status) == ("FAILED", 404)
+    assert not AuthSession.objects.filter(account=wallet.account).exists()
+    again = wallet.signed_retry("post", path, body, first, tek.private_key_hex)
+    assert again.status_code == 401
 
 
 def test_a_compressed_tek_in_the_bundle_works_too(wallet: Wallet):

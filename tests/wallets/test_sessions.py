@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 
@@ -10,7 +11,10 @@ from payments import clock
 from payments.client import wallet_crypto as client
 from tests.wallets.conftest import Wallet, wallet_for
 from wallets.errors import WalletSignatureInvalid, WalletSignatureMalformed, WalletSignatureMissing
+from wallets.models import AuthCredential, CredentialType
+from wallets.sessions import session_open
 from wallets.stamp_check import wallet_stamp_verify
+from wallets.wire import AuthSessionSerializer, auth_session
 
 pytestmark = pytest.mark.django_db
 
@@ -30,6 +34,33 @@ def test_list_shows_active_sessions_until_they_expire(wallet: Wallet):
     assert expires - clock.now() <= dt.timedelta(minutes=15)
     clock.advance(dt.timedelta(minutes=15, seconds=1))
     assert _sessions(wallet) == []
+
+
+@pytest.mark.parametrize("credential_type", [CredentialType.EMAIL_OTP, CredentialType.PASSKEY])
+@pytest.mark.parametrize("legacy_key", [False, True])
+def test_a_session_renders_what_its_documented_fields_give(wallet: Wallet, credential_type, legacy_key):
+    """`auth_session` is built by hand; its bytes are those of AuthSessionSerializer's fields, with
+    `credentialId` for passkeys only and `encryptedSessionSigningKey` in the legacy flow."""
+    credential = AuthCredential.objects.filter(account=wallet.account).first()
+    if credential_type == CredentialType.PASSKEY:
+        credential = AuthCredential.objects.create(
+            platform=wallet.account.platform,
+            account=wallet.account,
+            type=credential_type,
+            nickname="Laptop",
+            credential_id="cred-id_1",
+        )
+    key = client.generate_key_pair()
+    session, encrypted_key = session_open(
+        credential=credential,
+        client_public_key=key.public_key_hex_uncompressed if legacy_key else key.public_key_hex_compressed,
+    )
+    expected = dict(AuthSessionSerializer(session).data)
+    if credential_type != CredentialType.PASSKEY:
+        del expected["credentialId"]
+    if legacy_key:
+        expected["encryptedSessionSigningKey"] = encrypted_key
+    assert json.dumps(auth_session(session, encrypted_key=encrypted_key)) == json.dumps(expected)
 
 
 def test_list_validates_and_isolates(wallet: Wallet, other_api):

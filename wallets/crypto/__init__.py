@@ -23,6 +23,7 @@ from .keys import (
     public_key_bytes,
     public_key_from_bytes,
     public_key_from_hex,
+    public_key_from_hex_canonical,
     public_key_hex,
     same_point,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "public_key_bytes",
     "public_key_from_bytes",
     "public_key_from_hex",
+    "public_key_from_hex_canonical",
     "public_key_hex",
     "same_point",
     "signed_json_loads",

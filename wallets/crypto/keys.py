@@ -42,14 +42,15 @@ def _key_hex_to_bytes(value: str, *, what: str) -> bytes:
 
 
 @lru_cache(maxsize=4096)
-def _public_key_from_sec1(data: bytes) -> ec.EllipticCurvePublicKey:
-    # Cached because decompressing a point costs about half an ECDSA verify; key objects
-    # are immutable, so sharing them is safe. Failures are not cached (they raise).
-    return ec.EllipticCurvePublicKey.from_encoded_point(CURVE, data)
+def _public_key_from_sec1(data: bytes) -> tuple[ec.EllipticCurvePublicKey, str]:
+    # Cached because decompressing a point costs about half an ECDSA verify, and encoding it again
+    # (its canonical hex, which stamps and sessions compare) a tenth; key objects are immutable, so
+    # sharing them is safe. Failures are not cached (they raise).
+    key = ec.EllipticCurvePublicKey.from_encoded_point(CURVE, data)
+    return key, public_key_hex(key)
 
 
-def public_key_from_bytes(data: bytes) -> ec.EllipticCurvePublicKey:
-    """Parse a SEC1 point: compressed (33 bytes) or uncompressed (65 bytes), on the curve."""
+def _parsed(data: bytes) -> tuple[ec.EllipticCurvePublicKey, str]:
     prefix_ok = (len(data) == COMPRESSED_SIZE and data[:1] in (b"\x02", b"\x03")) or (
         len(data) == UNCOMPRESSED_SIZE and data[:1] == b"\x04"
     )
@@ -61,9 +62,19 @@ def public_key_from_bytes(data: bytes) -> ec.EllipticCurvePublicKey:
         raise InvalidKey("public key is not a point on P-256") from exc
 
 
+def public_key_from_bytes(data: bytes) -> ec.EllipticCurvePublicKey:
+    """Parse a SEC1 point: compressed (33 bytes) or uncompressed (65 bytes), on the curve."""
+    return _parsed(data)[0]
+
+
 def public_key_from_hex(value: str) -> ec.EllipticCurvePublicKey:
     """Parse a public key from 66 or 130 hex characters."""
-    return public_key_from_bytes(_key_hex_to_bytes(value, what="public key"))
+    return public_key_from_hex_canonical(value)[0]
+
+
+def public_key_from_hex_canonical(value: str) -> tuple[ec.EllipticCurvePublicKey, str]:
+    """`public_key_from_hex`, and the key's canonical hex (`public_key_hex`: compressed, lowercase)."""
+    return _parsed(_key_hex_to_bytes(value, what="public key"))
 
 
 def public_key_bytes(key: PublicKeyLike, *, compressed: bool = True) -> bytes:
@@ -83,9 +94,11 @@ def same_point(a: ec.EllipticCurvePublicKey | str, b: ec.EllipticCurvePublicKey 
 
     Hex strings are parsed (InvalidKey if they are not points).
     """
-    key_a = public_key_from_hex(a) if isinstance(a, str) else a
-    key_b = public_key_from_hex(b) if isinstance(b, str) else b
-    return public_key_bytes(key_a) == public_key_bytes(key_b)
+    return _canonical_hex(a) == _canonical_hex(b)
+
+
+def _canonical_hex(key: ec.EllipticCurvePublicKey | str) -> str:
+    return public_key_from_hex_canonical(key)[1] if isinstance(key, str) else public_key_hex(key)
 
 
 def private_key_from_hex(value: str) -> ec.EllipticCurvePrivateKey:

@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
 from .errors import InvalidKey, StampInvalid, StampMalformed
-from .keys import hex_to_bytes, public_key_from_hex, public_key_hex
+from .keys import hex_to_bytes, public_key_from_hex_canonical
 from .signed_json import signed_json_loads
 
 HEADER_NAME = "Service-Wallet-Signature"
@@ -48,7 +48,7 @@ def stamp_verify(header: str, payload: str) -> VerifiedStamp:
     """Verify a stamp header over ``payload``; raise StampMalformed or StampInvalid."""
     fields = _stamp_decode(header)
     try:
-        public_key = public_key_from_hex(fields["publicKey"])
+        public_key, public_key_hex_compressed = public_key_from_hex_canonical(fields["publicKey"])
     except InvalidKey as exc:
         raise StampMalformed(f"publicKey: {exc}") from exc
     try:
@@ -60,7 +60,7 @@ def stamp_verify(header: str, payload: str) -> VerifiedStamp:
         public_key.verify(signature, payload.encode("utf-8"), ec.ECDSA(hashes.SHA256()))
     except InvalidSignature as exc:
         raise StampInvalid("signature does not verify over the payload") from exc
-    return VerifiedStamp(public_key=public_key, public_key_hex_compressed=public_key_hex(public_key))
+    return VerifiedStamp(public_key=public_key, public_key_hex_compressed=public_key_hex_compressed)
 
 
 def _stamp_decode(header: str) -> dict[str, str]:
