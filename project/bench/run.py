@@ -368,7 +368,10 @@ def main() -> None:
         result = throughput.run()
         results[throughput.name] = result
         flag = f"  ({result['error']})" if "error" in result else ""
-        print(f"{throughput.name:44} {result['per_second']:9.1f} {throughput.unit}{flag}", flush=True)
+        wanted = f"  target >={throughput.target:g}" if throughput.target else ""
+        if throughput.target:
+            result["target"] = throughput.target
+        print(f"{throughput.name:44} {result['per_second']:9.1f} {throughput.unit}{wanted}{flag}", flush=True)
     if SELECTION:
         return
     RESULTS.write_text(
