@@ -355,8 +355,8 @@ def _release(events: list[WebhookEvent], lease_until: dt.datetime) -> None:
 
 
 def _signing_key() -> ec.EllipticCurvePrivateKey | None:
-    """The webhook signing key, read once per batch; None when it cannot be had (each attempt then
-    tries again, fails, and is recorded as an internal error)."""
+    """The webhook signing key, read once per batch; None when it cannot be had (each attempt of the
+    batch is then recorded as an internal error, and retried)."""
     try:
         return service_private_key(WEBHOOK_SIGNING)
     except Exception:
@@ -388,6 +388,8 @@ def _send(event: WebhookEvent, url: str, key: ec.EllipticCurvePrivateKey | None)
         return SendResult(error=NO_ENDPOINT)
     if settings.PRODUCTION and (refusal := _endpoint_refusal(url)):
         return SendResult(error=refusal)
+    if key is None:  # _signing_key logged why; lanes do not read it again (they keep off the database)
+        raise RuntimeError("no webhook signing key")
     body = event.body.encode()
     return webhook_post(url=url, body=body, signature=webhook_sign(body, key=key))
 

@@ -9,7 +9,7 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 from django.db import connection, transaction
 
-from payments import webhook_worker
+from payments import webhook_worker, webhooks
 from payments.models import WebhookAttempt, WebhookEvent
 from payments.tasks import webhook_deliver_task
 from payments.webhook_types import WebhookType
@@ -175,3 +175,19 @@ def test_two_workers_draining_at_once_send_each_event_once():
     assert sorted(receiver.event_ids()) == sorted(e.public_id for e in events)  # each once
     assert sum(attempted) == 60 and WebhookAttempt.objects.count() == 60
     assert statuses(events) == [Status.DELIVERED] * 60
+
+
+@pytest.mark.django_db
+def test_a_batch_without_its_signing_key_records_internal_errors_and_retries(receivers, monkeypatch):
+    def sealed_with_another_key(name):
+        raise ValueError("secret box key changed")
+
+    monkeypatch.setattr(webhooks, "service_private_key", sealed_with_another_key)
+    receiver = receivers[0]
+    events = emit(PlatformFactory(webhook_endpoint=receiver.url), 2)
+    webhook_deliver_many(event_ids=[e.pk for e in events])
+    assert receiver.requests == []
+    reloaded = WebhookEvent.objects.filter(pk__in=[e.pk for e in events])
+    assert {(e.status, e.attempts) for e in reloaded} == {(Status.PENDING, 1)}
+    errors = WebhookAttempt.objects.filter(event__in=reloaded).values_list("error", flat=True)
+    assert [error.startswith("internal error") for error in errors] == [True, True]
