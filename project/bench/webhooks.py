@@ -5,7 +5,8 @@ consumes a queue of its own, so tasks left in the default queue by anything else
 It measures how fast the worker drains a backlog: one task per event, as each committed change
 queues, all in the broker before the worker goes on (it is paused with SIGSTOP while they are
 published, so the runner's own publishing, about a millisecond a task, is not timed). The time runs
-from SIGCONT to the last event's `delivered_at`.
+from SIGCONT to the last event's `delivered_at`. Then the same worker takes as many empty tasks the
+same way: its floor on this machine now, and the ratio to it.
 """
 
 from __future__ import annotations
@@ -72,6 +73,31 @@ def _wait_delivered(event_ids: list, seconds: float) -> tuple[int, dt.datetime |
         time.sleep(0.1)
 
 
+def _empty_tasks_per_second(worker: subprocess.Popen, queue: str) -> float | None:
+    """The same worker taking EVENTS empty tasks queued while it is paused: what Celery and the broker
+    alone allow it on this machine now, the floor the events/s is read against. Done when the queue
+    is empty (the last task may still run; one in EVENTS). Redis only (None otherwise)."""
+    from celery import current_app
+
+    from payments.tasks import ping_task
+
+    with current_app.connection_for_write() as connection:
+        if connection.transport.driver_type != "redis":
+            return None
+        broker = connection.default_channel.client
+        worker.send_signal(signal.SIGSTOP)
+        try:
+            for _ in range(EVENTS):
+                ping_task.apply_async(("bench",), queue=queue)
+        finally:
+            started = time.monotonic()
+            worker.send_signal(signal.SIGCONT)
+        deadline = started + RUN_SECONDS
+        while broker.llen(queue) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return round(EVENTS / (time.monotonic() - started), 1)
+
+
 def delivered_events_per_second() -> dict:
     from payments import clock
     from payments.platforms import platform_create
@@ -124,6 +150,7 @@ def delivered_events_per_second() -> dict:
             worker.send_signal(signal.SIGCONT)
         delivered, last = _wait_delivered(event_ids, RUN_SECONDS)
         seconds = ((last or clock.now()) - started).total_seconds()
+        floor = _empty_tasks_per_second(worker, queue)
     finally:
         worker.terminate()
         try:
@@ -133,6 +160,8 @@ def delivered_events_per_second() -> dict:
         receiver.shutdown()
         receiver.server_close()
     result = {"per_second": round(delivered / seconds, 1), "events": EVENTS, "seconds": round(seconds, 2)}
+    if floor:
+        result.update(empty_tasks_per_second=floor, ratio=round(result["per_second"] / floor, 3))
     if delivered < EVENTS:
         result["error"] = f"only {delivered} of {EVENTS} delivered in {RUN_SECONDS} s"
     return result
