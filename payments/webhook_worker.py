@@ -1,7 +1,7 @@
 """A Celery worker's webhook delivery: the events its tasks name go out in batches, beside its task loop.
 
 In a worker, `webhook_deliver_task` only hands its event id to this process's deliverer and returns,
-so the worker goes on taking messages (about a millisecond each) while earlier events are sent. The
+so the worker goes on taking messages (a millisecond or two each) while earlier events are sent. The
 deliverer's thread takes every id waiting, up to WEBHOOK_BATCH_SIZE, and `webhook_deliver_many`
 claims the due ones in one transaction, POSTs them (one lane per endpoint, in event order; endpoints
 in parallel) and records the attempts in a second transaction. A lone id is sent at once, so a quiet
