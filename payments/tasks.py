@@ -4,11 +4,13 @@ from uuid import UUID
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_process_shutdown, worker_shutdown
 from django.db import InterfaceError, OperationalError
 
 from payments.bulk_uploads import bulk_upload_fail, bulk_upload_process, bulk_uploads_sweep
 from payments.idempotency import idempotency_keys_sweep
 from payments.transactions import transaction_steps_relay, transactions_advance
+from payments.webhook_worker import webhook_deliver_later, webhook_deliverer_stop
 from payments.webhooks import webhook_deliver, webhook_sweep
 
 # Replies from ping_task, by token; read by whoever sent the ping (tests and health checks in-process).
@@ -21,10 +23,21 @@ def ping_task(token: str) -> str:
     return "pong"
 
 
-@shared_task
-def webhook_deliver_task(event_id: str) -> None:
-    """One delivery attempt; a no-op unless the event is PENDING and due (repeats are harmless)."""
-    webhook_deliver(event_id=UUID(event_id))
+@shared_task(bind=True)
+def webhook_deliver_task(self, event_id: str) -> None:
+    """One delivery attempt; a no-op unless the event is PENDING and due (repeats are harmless). In a
+    worker the attempt joins the process's next batch (payments/webhook_worker.py); called directly
+    (tests, the shell) it is made now."""
+    if self.request.called_directly or self.request.is_eager:
+        webhook_deliver(event_id=UUID(event_id))
+    else:
+        webhook_deliver_later(event_id=UUID(event_id))
+
+
+@worker_shutdown.connect  # the solo pool's process
+@worker_process_shutdown.connect  # each prefork pool process
+def _finish_webhook_batch(**kwargs) -> None:
+    webhook_deliverer_stop()
 
 
 @shared_task

@@ -4,11 +4,15 @@ How an event travels:
 
 1. `webhook_emit` writes a `WebhookEvent` in the caller's transaction (the same one as the state
    change it reports) and, once that transaction commits, queues `webhook_deliver_task`.
-2. `webhook_deliver` *claims* the event with one conditional UPDATE (PENDING and due → leased to this
-   worker until `next_attempt_at`), in a short transaction of its own, and commits. Only then does it
-   POST, outside any transaction, so no row lock is held while a platform answers.
-3. A second short transaction records the attempt and the outcome: DELIVERED; or a retry due after an
-   exponential backoff with full jitter; or FAILED once the schedule is used up.
+2. A worker hands the task's event id to its deliverer (payments/webhook_worker.py), which passes
+   every id waiting to `webhook_deliver_many` (a task called directly, and the synchronous sends
+   below, deliver one event now). It *claims* the due PENDING ones in a short transaction of its own
+   (leased to this worker until `next_attempt_at`; rows another worker is claiming are skipped) and
+   commits. Only then does it POST, outside any transaction, so no row lock is held while a platform
+   answers: one lane per endpoint, its events one after another in event order, lanes in parallel,
+   over connections kept alive, signed with a key read once per batch.
+3. A second short transaction records the attempts and each outcome: DELIVERED; or a retry due after
+   an exponential backoff with full jitter; or FAILED once the schedule is used up.
 4. `webhook_sweep` (every 30 s, from Celery beat) queues due events whose task was lost because the
    broker or a worker was down. Delivery is therefore at-least-once; receivers dedupe by event id.
 """
@@ -23,7 +27,8 @@ import logging
 import random
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -78,9 +83,10 @@ def webhook_body(*, event_id: UUID, type: str, at: dt.datetime, data: dict[str, 
     return json.dumps(payload, cls=JSONEncoder, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def webhook_sign(body: bytes) -> str:
-    """Base64 of the DER ECDSA P-256 signature over SHA-256 of `body`, with the webhook signing key."""
-    signature = service_private_key(WEBHOOK_SIGNING).sign(body, ec.ECDSA(hashes.SHA256()))
+def webhook_sign(body: bytes, *, key: ec.EllipticCurvePrivateKey | None = None) -> str:
+    """Base64 of the DER ECDSA P-256 signature over SHA-256 of `body`, with the webhook signing key
+    (`key`, when the caller has read it already: a batch reads it once)."""
+    signature = (key or service_private_key(WEBHOOK_SIGNING)).sign(body, ec.ECDSA(hashes.SHA256()))
     return base64.b64encode(signature).decode()
 
 
@@ -267,79 +273,105 @@ class Delivery:
     event: WebhookEvent  # as claimed; re-read it for the outcome
     attempt: WebhookAttempt
     result: SendResult
+    delivered: bool
 
 
-def _claim(event_id: UUID) -> tuple[WebhookEvent, dt.datetime] | None:
-    """Lease a due PENDING event to this worker; None if it is not due, not pending or taken."""
+def _claim_many(event_ids: Sequence[UUID]) -> tuple[list[WebhookEvent], dt.datetime]:
+    """Lease the due PENDING events among `event_ids` to this worker until the returned time, in event
+    order (ids are time-ordered), with one transaction. Events not due, not pending, or being claimed
+    by another worker at this moment are left out."""
     now = clock.now()
     lease_until = now + dt.timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS)
     with transaction.atomic():
-        claimed = WebhookEvent.objects.filter(
-            pk=event_id, status=Status.PENDING, next_attempt_at__lte=now
-        ).update(next_attempt_at=lease_until, attempts=F("attempts") + 1, task_due_at=None, updated_at=now)
-        if not claimed:
-            return None
-        event = WebhookEvent.objects.select_related("platform").get(pk=event_id)
-    return event, lease_until
+        events = list(
+            WebhookEvent.objects.select_for_update(skip_locked=True, of=("self",))
+            .select_related("platform")
+            .filter(pk__in=event_ids, status=Status.PENDING, next_attempt_at__lte=now)
+            .order_by("pk")
+        )
+        if not events:
+            return [], lease_until
+        WebhookEvent.objects.filter(pk__in=[event.pk for event in events]).update(
+            next_attempt_at=lease_until, attempts=F("attempts") + 1, task_due_at=None, updated_at=now
+        )
+    for event in events:
+        event.attempts += 1
+        event.next_attempt_at, event.task_due_at, event.updated_at = lease_until, None, now
+    return events, lease_until
 
 
-def _record(
-    event: WebhookEvent,
-    lease_until: dt.datetime,
-    attempt: WebhookAttempt,
-    result: SendResult,
-    *,
-    delivered: bool,
-    retry: bool,
-) -> None:
+def _claim(event_id: UUID) -> tuple[WebhookEvent, dt.datetime] | None:
+    """Lease one due PENDING event to this worker; None if it is not due, not pending or taken."""
+    events, lease_until = _claim_many([event_id])
+    return (events[0], lease_until) if events else None
+
+
+def _record_many(deliveries: list[Delivery], lease_until: dt.datetime, *, retry: bool) -> None:
+    """Write the attempts and each event's outcome, in one transaction: DELIVERED; a retry after the
+    backoff (queued once this commits); or FAILED once the schedule is used up (or `retry` is off)."""
     now = clock.now()
+    retries = []
     with transaction.atomic():
-        attempt.save()
-        if delivered:
-            # Success ends the event even if its lease ran out meanwhile.
-            WebhookEvent.objects.filter(pk=event.pk, status=Status.PENDING).update(
+        WebhookAttempt.objects.bulk_create([delivery.attempt for delivery in deliveries])
+        # Success ends the event even if its lease ran out meanwhile.
+        if delivered := [delivery.event.pk for delivery in deliveries if delivery.delivered]:
+            WebhookEvent.objects.filter(pk__in=delivered, status=Status.PENDING).update(
                 status=Status.DELIVERED, delivered_at=now, next_attempt_at=None, last_error="", updated_at=now
             )
-            return
-        changes: dict[str, Any] = {"last_error": result.describe(), "updated_at": now}
-        delay = None
-        if not retry or not attempt.url or event.attempts >= settings.WEBHOOK_MAX_ATTEMPTS:
-            changes.update(status=Status.FAILED, next_attempt_at=None)
-        else:
-            delay = webhook_backoff_seconds(event.attempts)
-            due = now + dt.timedelta(seconds=delay)
-            queue_now = delay <= settings.WEBHOOK_COUNTDOWN_MAX_SECONDS  # longer waits: the sweeper queues it
-            changes.update(next_attempt_at=due, task_due_at=due if queue_now else None)
-            delay = delay if queue_now else None
-        # Only the lease holder decides a failure; a lost lease means another attempt is under way.
-        updated = WebhookEvent.objects.filter(
-            pk=event.pk, status=Status.PENDING, next_attempt_at=lease_until
-        ).update(**changes)
-        if updated and delay is not None:
-            transaction.on_commit(lambda: _enqueue(event.pk, countdown=delay))
+        for delivery in deliveries:
+            if delivery.delivered:
+                continue
+            event = delivery.event
+            changes: dict[str, Any] = {"last_error": delivery.result.describe(), "updated_at": now}
+            delay = None
+            if not retry or not delivery.attempt.url or event.attempts >= settings.WEBHOOK_MAX_ATTEMPTS:
+                changes.update(status=Status.FAILED, next_attempt_at=None)
+            else:
+                delay = webhook_backoff_seconds(event.attempts)
+                due = now + dt.timedelta(seconds=delay)
+                queue_now = delay <= settings.WEBHOOK_COUNTDOWN_MAX_SECONDS  # longer: the sweeper queues it
+                changes.update(next_attempt_at=due, task_due_at=due if queue_now else None)
+                delay = delay if queue_now else None
+            # Only the lease holder decides a failure; a lost lease means another attempt is under way.
+            updated = WebhookEvent.objects.filter(
+                pk=event.pk, status=Status.PENDING, next_attempt_at=lease_until
+            ).update(**changes)
+            if updated and delay is not None:
+                retries.append((event.pk, delay))
+        for event_id, delay in retries:
+            transaction.on_commit(lambda event_id=event_id, delay=delay: _enqueue(event_id, countdown=delay))
 
 
-def _send(event: WebhookEvent, url: str) -> SendResult:
-    if not url:
-        return SendResult(error=NO_ENDPOINT)
-    if settings.PRODUCTION and (refusal := _endpoint_refusal(url)):
-        return SendResult(error=refusal)
-    body = event.body.encode()
-    return webhook_post(url=url, body=body, signature=webhook_sign(body))
+def _release(events: list[WebhookEvent], lease_until: dt.datetime) -> None:
+    """Give back claimed events that were not attempted (the batch ran out of time): due now, their
+    claim undone, and queued again."""
+    now = clock.now()
+    with transaction.atomic():
+        WebhookEvent.objects.filter(
+            pk__in=[event.pk for event in events], status=Status.PENDING, next_attempt_at=lease_until
+        ).update(next_attempt_at=now, attempts=F("attempts") - 1, task_due_at=now, updated_at=now)
+        for event in events:
+            transaction.on_commit(lambda event_id=event.pk: _enqueue(event_id))
 
 
-def _deliver(
-    event_id: UUID, *, retry: bool, acknowledged: Callable[[int], bool] = _acknowledged
-) -> Delivery | None:
-    claim = _claim(event_id)
-    if claim is None:
+def _signing_key() -> ec.EllipticCurvePrivateKey | None:
+    """The webhook signing key, read once per batch; None when it cannot be had (each attempt of the
+    batch is then recorded as an internal error, and retried)."""
+    try:
+        return service_private_key(WEBHOOK_SIGNING)
+    except Exception:
+        log.exception("the webhook signing key could not be loaded")
         return None
-    event, lease_until = claim
+
+
+def _attempt(
+    event: WebhookEvent, key: ec.EllipticCurvePrivateKey | None, acknowledged: Callable[[int], bool]
+) -> Delivery:
+    """One POST of a claimed event, outside any transaction (the claim has committed)."""
     url = event.platform.webhook_endpoint
     attempt = WebhookAttempt(event=event, started_at=clock.now(), url=url)
-    # The claim has committed: nothing below runs inside a transaction until _record.
     try:
-        result = _send(event, url)
+        result = _send(event, url, key)
     except Exception:  # e.g. the signing key cannot be unsealed: still record the attempt and move on
         log.exception("webhook %s: could not be sent", event.pk)
         result = SendResult(error="internal error while sending; see the service logs")
@@ -348,15 +380,73 @@ def _deliver(
     attempt.error = result.error
     attempt.response_body = result.excerpt()
     delivered = result.status_code is not None and acknowledged(result.status_code)
-    _record(event, lease_until, attempt, result, delivered=delivered, retry=retry)
-    return Delivery(event=event, attempt=attempt, result=result)
+    return Delivery(event=event, attempt=attempt, result=result, delivered=delivered)
+
+
+def _send(event: WebhookEvent, url: str, key: ec.EllipticCurvePrivateKey | None) -> SendResult:
+    if not url:
+        return SendResult(error=NO_ENDPOINT)
+    if settings.PRODUCTION and (refusal := _endpoint_refusal(url)):
+        return SendResult(error=refusal)
+    if key is None:  # _signing_key logged why; lanes do not read it again (they keep off the database)
+        raise RuntimeError("no webhook signing key")
+    body = event.body.encode()
+    return webhook_post(url=url, body=body, signature=webhook_sign(body, key=key))
+
+
+@cache
+def _lanes() -> ThreadPoolExecutor:
+    # Threads only wait on sockets: the database work of a batch stays on the caller's thread.
+    return ThreadPoolExecutor(max_workers=settings.WEBHOOK_LANES, thread_name_prefix="webhook-lane")
+
+
+def _deliver(
+    event_ids: Sequence[UUID], *, retry: bool, acknowledged: Callable[[int], bool] = _acknowledged
+) -> list[Delivery]:
+    """Claim the due events among `event_ids`, POST them and record the attempts: one lane per endpoint
+    sending its events one after another in event order, the lanes in parallel. A lane starts no POST
+    after WEBHOOK_BATCH_SECONDS (a slow endpoint), so every attempt ends well inside the lease; the
+    events it did not reach are released and queued again."""
+    events, lease_until = _claim_many(event_ids)
+    if not events:
+        return []
+    key = _signing_key()
+    deadline = time.monotonic() + settings.WEBHOOK_BATCH_SECONDS
+    by_endpoint: dict[str, list[WebhookEvent]] = {}
+    for event in events:
+        by_endpoint.setdefault(event.platform.webhook_endpoint, []).append(event)
+
+    def lane(queued: list[WebhookEvent]) -> tuple[list[Delivery], list[WebhookEvent]]:
+        deliveries = []
+        for position, event in enumerate(queued):
+            if position and time.monotonic() > deadline:
+                return deliveries, queued[position:]
+            deliveries.append(_attempt(event, key, acknowledged))
+        return deliveries, []
+
+    if len(by_endpoint) == 1:
+        outcomes = [lane(events)]
+    else:
+        outcomes = list(_lanes().map(lane, by_endpoint.values()))
+    deliveries = [delivery for sent, _ in outcomes for delivery in sent]
+    _record_many(deliveries, lease_until, retry=retry)
+    if unsent := [event for _, left in outcomes for event in left]:
+        _release(unsent, lease_until)
+    return deliveries
+
+
+def webhook_deliver_many(*, event_ids: Sequence[UUID]) -> int:
+    """One attempt at each due event among `event_ids` (a worker's batch, payments/webhook_worker.py).
+    Events that are delivered, failed, not yet due or held by another worker are skipped, which makes
+    repeats harmless. Returns how many were attempted."""
+    return len(_deliver(event_ids, retry=True))
 
 
 def webhook_deliver(*, event_id: UUID) -> WebhookAttempt | None:
-    """One attempt at a due event (the task's body). None when there was nothing to do: the event is
-    delivered, failed, not yet due, or another worker holds it, which makes repeated tasks harmless."""
-    delivery = _deliver(event_id, retry=True)
-    return delivery.attempt if delivery else None
+    """One attempt at a due event, now. None when there was nothing to do: the event is delivered,
+    failed, not yet due, or another worker holds it, which makes repeated tasks harmless."""
+    deliveries = _deliver([event_id], retry=True)
+    return deliveries[0].attempt if deliveries else None
 
 
 def webhook_backoff_seconds(attempt: int) -> float:
@@ -433,10 +523,10 @@ def webhook_send_test(*, platform: Platform) -> TestDelivery:
             code="WEBHOOK_ENDPOINT_NOT_SET",
         )
     event = webhook_emit(platform=platform, type=WebhookType.TEST, data={}, schedule=False)
-    delivery = _deliver(event.pk, retry=False)
-    if delivery is None:  # cannot happen for a fresh event unless the clock moves backwards
+    deliveries = _deliver([event.pk], retry=False)
+    if not deliveries:  # cannot happen for a fresh event unless the clock moves backwards
         raise BadRequest("The test webhook could not be sent", code="WEBHOOK_DELIVERY_ERROR", url=url)
-    result = delivery.result
+    result = deliveries[0].result
     if result.status_code is None:
         raise BadRequest(f"Webhook delivery failed: {result.error}", code="WEBHOOK_DELIVERY_ERROR", url=url)
     if not 200 <= result.status_code < 300:
@@ -493,10 +583,10 @@ def webhook_deliver_for_decision(event: WebhookEvent) -> Decision:
     No retries: the payer is waiting. An answered event (the four decisions) is DELIVERED; an ERROR
     leaves it FAILED in the delivery log.
     """
-    delivery = _deliver(event.pk, retry=False, acknowledged=_decision_answered)
-    if delivery is None:
+    deliveries = _deliver([event.pk], retry=False, acknowledged=_decision_answered)
+    if not deliveries:
         return Decision(DecisionKind.ERROR, {}, error="the event is not pending (already sent or failed)")
-    result = delivery.result
+    result = deliveries[0].result
     if result.status_code is None:
         return Decision(DecisionKind.ERROR, {}, error=result.error)
     try:

@@ -291,7 +291,13 @@ WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", default=8)
 WEBHOOK_BACKOFF_BASE_SECONDS = env_int("WEBHOOK_BACKOFF_BASE_SECONDS", default=30)
 WEBHOOK_BACKOFF_FACTOR = 4
 WEBHOOK_BACKOFF_MAX_SECONDS = 12 * 3600
-WEBHOOK_LEASE_SECONDS = CELERY_TASK_TIME_LIMIT + 30  # an attempt's claim; outlives the task
+# A worker sends the events its tasks name in batches (payments/webhook_worker.py): at most BATCH_SIZE
+# events a batch, one lane per endpoint (LANES at once), no POST started after BATCH_SECONDS.
+WEBHOOK_BATCH_SIZE = env_int("WEBHOOK_BATCH_SIZE", default=100)
+WEBHOOK_LANES = env_int("WEBHOOK_LANES", default=8)
+WEBHOOK_BATCH_SECONDS = 30
+# An attempt's claim: outlives a batch (its last POST starts by BATCH_SECONDS and ends within the timeouts).
+WEBHOOK_LEASE_SECONDS = CELERY_TASK_TIME_LIMIT + 30
 WEBHOOK_COUNTDOWN_MAX_SECONDS = 900  # longer waits are left to the sweeper, not held by the broker
 WEBHOOK_REQUEUE_AFTER_SECONDS = 300  # a queued task not run by then is presumed lost
 WEBHOOK_SWEEP_BATCH = 1000

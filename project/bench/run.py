@@ -387,7 +387,12 @@ def main() -> None:
         result = throughput.run()
         results[throughput.name] = result
         flag = f"  ({result['error']})" if "error" in result else ""
-        print(f"{throughput.name:44} {result['per_second']:9.1f} {throughput.unit}{flag}", flush=True)
+        wanted = f"  target >={throughput.target:g}" if throughput.target else ""
+        if "ratio" in result:  # to what the worker does with empty tasks, beside the absolute target
+            wanted += f"  ({result['ratio']:.2f} of {result['empty_tasks_per_second']:.0f} empty tasks/s)"
+        if throughput.target:
+            result["target"] = throughput.target
+        print(f"{throughput.name:44} {result['per_second']:9.1f} {throughput.unit}{wanted}{flag}", flush=True)
     if SELECTION:
         return
     RESULTS.write_text(

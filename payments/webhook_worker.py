@@ -1,0 +1,127 @@
+"""A Celery worker's webhook delivery: the events its tasks name go out in batches, beside its task loop.
+
+In a worker, `webhook_deliver_task` only hands its event id to this process's deliverer and returns,
+so the worker goes on taking messages (a millisecond or two each) while earlier events are sent. The
+deliverer's thread takes every id waiting, up to WEBHOOK_BATCH_SIZE, and `webhook_deliver_many`
+claims the due ones in one transaction, POSTs them (one lane per endpoint, in event order; endpoints
+in parallel) and records the attempts in a second transaction. A lone id is sent at once, so a quiet
+worker adds no delay; under load the batches grow by themselves.
+
+The task's message is acknowledged before the attempt, which the database covers: an event is
+PENDING until an attempt's outcome is recorded. A worker that dies loses only ids in memory, and the
+sweeper queues their events again (one not yet claimed once its task looks lost, after
+WEBHOOK_REQUEUE_AFTER_SECONDS; a claimed one once its lease has run out). A worker that stops
+normally finishes the batch in flight and hands the ids still waiting to the next sweep. While
+WEBHOOK_BATCH_SIZE * 4 ids wait, a task blocks until there is room, so a slow endpoint leaves the
+backlog in the broker, not in this process.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+from uuid import UUID
+
+from django.conf import settings
+from django.db import close_old_connections, connections
+
+from payments.models import WebhookEvent
+from payments.webhooks import webhook_deliver_many
+
+log = logging.getLogger(__name__)
+
+STOP_SECONDS = 30.0  # how long a stopping worker waits for the batch in flight
+_WAKE = UUID(int=0)  # no event has this id
+
+
+class _Deliverer:
+    def __init__(self) -> None:
+        self._inbox: queue.Queue[UUID] = queue.Queue(maxsize=settings.WEBHOOK_BATCH_SIZE * 4)
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="webhook-deliverer", daemon=True)
+        self._thread.start()
+
+    def put(self, event_id: UUID) -> None:
+        self._inbox.put(event_id)
+
+    def _take(self) -> list[UUID]:
+        event_ids = [self._inbox.get()]
+        while len(event_ids) < settings.WEBHOOK_BATCH_SIZE:
+            try:
+                event_ids.append(self._inbox.get_nowait())
+            except queue.Empty:
+                break
+        return list(dict.fromkeys(event_ids))  # a task queued twice (e.g. by the sweeper) is one attempt
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            event_ids = self._take()
+            if self._stopping.is_set():
+                self._hand_back([event_id for event_id in event_ids if event_id != _WAKE])
+                break
+            try:
+                close_old_connections()  # as before a task: drop a broken or aged connection
+                webhook_deliver_many(event_ids=event_ids)
+            except Exception:  # the database is down, say: the events stay PENDING for the sweeper
+                log.exception(
+                    "webhook batch of %d events failed; the sweeper queues them again", len(event_ids)
+                )
+        connections.close_all()
+
+    def stop(self, timeout: float) -> None:
+        """Finish the batch in flight (up to `timeout`), then hand the ids still waiting to the sweeper."""
+        self._stopping.set()
+        waiting = []
+        while True:
+            try:
+                waiting.append(self._inbox.get_nowait())
+            except queue.Empty:
+                break
+        self._inbox.put_nowait(_WAKE)  # for a thread waiting for an id: it ends
+        self._thread.join(timeout)
+        self._hand_back(waiting)
+
+    @staticmethod
+    def _hand_back(event_ids: list[UUID]) -> None:
+        if not event_ids:
+            return
+        try:
+            # No live task any more: the next sweep queues them (webhook_sweep).
+            WebhookEvent.objects.filter(pk__in=event_ids, status=WebhookEvent.Status.PENDING).update(
+                task_due_at=None
+            )
+        except Exception:
+            log.warning("could not hand %d webhook events to the sweeper", len(event_ids), exc_info=True)
+
+
+_lock = threading.Lock()
+_instance: _Deliverer | None = None
+
+
+def webhook_deliver_later(*, event_id: UUID) -> None:
+    """Queue an attempt at this event in this process's next batch (a worker's task body)."""
+    global _instance
+    if _instance is None:
+        with _lock:
+            if _instance is None:
+                _instance = _Deliverer()
+    _instance.put(event_id)
+
+
+def webhook_deliverer_stop(timeout: float = STOP_SECONDS) -> None:
+    """At worker shutdown (payments/tasks.py connects it): finish the batch in flight."""
+    global _instance
+    with _lock:
+        deliverer, _instance = _instance, None
+    if deliverer is not None:
+        deliverer.stop(timeout)
+
+
+def _forget_after_fork() -> None:
+    global _instance
+    _instance = None  # the thread did not come along; a pool process starts its own
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
