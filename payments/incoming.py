@@ -49,8 +49,7 @@ from payments.webhooks import DecisionKind, webhook_deliver_for_decision
 Status = Transaction.Status
 
 
-class NotPendingApproval(Conflict):
-    code = "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL"
+class NotPendingApproval(Conflict, code="TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL"): ...
 
 
 def _receiver(platform: Platform, *, uma_address: str | None, customer_id: str | None) -> Customer:
