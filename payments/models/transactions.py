@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
-from payments.models.base import PlatformScoped
+from payments.models.base import PlatformScoped, optional_ref
 
 # The reference's `TransactionStatus`; outgoing transactions use the `OutgoingTransactionStatus` six.
 TransactionStatus = models.TextChoices(
@@ -36,9 +36,7 @@ class Transaction(PlatformScoped):
     )
     # Whose transaction it is (null: the platform's own); the platform's id for the customer, copied
     # so a page of transactions renders without joins.
-    customer = models.ForeignKey(
-        "payments.Customer", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    customer = optional_ref("payments.Customer")
     platform_customer_id = models.CharField(max_length=255, blank=True)
     # Wire shapes (TransactionSourceOneOf / TransactionDestinationOneOf), `onChainTransaction` included.
     source = models.JSONField()
@@ -46,12 +44,8 @@ class Transaction(PlatformScoped):
     # The public ids or addresses of both ends, for the accountIdentifier filters.
     sender_identifier = models.CharField(max_length=320, blank=True)
     receiver_identifier = models.CharField(max_length=320, blank=True)
-    source_internal_account = models.ForeignKey(
-        "payments.InternalAccount", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    destination_internal_account = models.ForeignKey(
-        "payments.InternalAccount", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    source_internal_account = optional_ref("payments.InternalAccount")
+    destination_internal_account = optional_ref("payments.InternalAccount")
 
     sent_amount = models.BigIntegerField(null=True, blank=True)
     sent_currency = models.CharField(max_length=8, blank=True)
