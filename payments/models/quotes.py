@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 
 from payments.models.base import PlatformScoped, optional_ref
@@ -75,6 +77,18 @@ class Quote(PlatformScoped):
     @property
     def is_embedded_wallet_source(self) -> bool:
         return bool(self.payload_to_sign)
+
+    def transaction_amounts(self) -> dict[str, Any]:
+        """The figures a transaction of this quote shows, as the quote priced them (both sides of a
+        book transfer show the same)."""
+        return {
+            "sent_amount": self.total_sending_amount,
+            "sent_currency": self.sending_currency,
+            "received_amount": self.total_receiving_amount,
+            "received_currency": self.receiving_currency,
+            "exchange_rate": self.exchange_rate,
+            "fees": self.fees_included,
+        }
 
 
 class ReceiverLookup(PlatformScoped):

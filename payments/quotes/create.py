@@ -107,27 +107,19 @@ def _store(
     )
     source, destination_wire = transaction_ends(ends)
     incoming = ends.source_kind == SourceKind.EXTERNAL
-    txn = Transaction(
-        id=txn_id,
-        platform=platform,
+    txn = Transaction.new(
         type=Transaction.Type.INCOMING if incoming else Transaction.Type.OUTGOING,
-        direction=Transaction.Direction.CREDIT if incoming else Transaction.Direction.DEBIT,
-        status=Transaction.Status.PENDING,
-        quote=quote,
         customer=ends.customer,
-        platform_customer_id=ends.customer.platform_customer_id if ends.customer else "",
         source=source,
         destination=destination_wire,
-        sender_identifier=source.get("accountId", ""),
-        receiver_identifier=destination_wire.get("accountId") or destination_wire.get("umaAddress", ""),
+        at=now,
+        id=txn_id,
+        platform=platform,
+        status=Transaction.Status.PENDING,
+        quote=quote,
         source_internal_account=ends.source_internal,
         destination_internal_account=ends.destination_internal,
-        sent_amount=price.total_sending_amount,
-        sent_currency=ends.sending,
-        received_amount=price.total_receiving_amount,
-        received_currency=ends.receiving,
-        exchange_rate=str(price.exchange_rate),
-        fees=price.fees_included,
+        **quote.transaction_amounts(),
         platform_fees=price.platform_fees_included,
         rate_details=quote.rate_details,
         payment_rail=ends.rail
@@ -138,8 +130,6 @@ def _store(
         description=request.description,
         remittance_information=request.remittance_information,
         purpose_of_payment=request.purpose_of_payment,
-        created_at=now,
-        updated_at=now,
     )
     steps_set(txn, [expiry_step(expires_at)])
     txn.save(force_insert=True)
