@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import transaction
 
 from payments import clock
-from payments.client.webauthn_options import creation_options
+from payments.client.webauthn_options import RelyingParty, creation_options
 from payments.errors import FieldError, InvalidInput, NotImplementedByService, ResourceNotFound, ServiceError
 from payments.models import Customer, Platform, Quote, ScaChallenge, ScaFactor, ScaPasskey
 from payments.sca.challenges import (
@@ -80,12 +80,10 @@ def sca_passkey_enroll_start(*, platform: Platform, customer_id: UUID, factor: s
         now = clock.now()
         name = customer.email or customer.platform_customer_id or customer.public_id
         options, challenge = creation_options(
-            rp_id=settings.WEBAUTHN_RP_ID,
-            rp_name=settings.WEBAUTHN_RP_NAME,
+            RelyingParty(settings.WEBAUTHN_RP_ID, settings.WEBAUTHN_RP_NAME, WEBAUTHN_TIMEOUT_MS),
             user_id=hashlib.sha256(b"payments-sca-user\0" + customer.pk.bytes).digest(),
             user_name=name,
             user_display_name=customer.display_name or name,
-            timeout_ms=WEBAUTHN_TIMEOUT_MS,
         )
         ScaChallenge.objects.create(
             platform_id=customer.platform_id,

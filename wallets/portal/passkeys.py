@@ -17,7 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from payments.client.webauthn_options import creation_options
+from payments.client.webauthn_options import RelyingParty, creation_options
 
 TIMEOUT_MS = 120_000
 _MAX_FIELD = 64 * 1024
@@ -50,12 +50,10 @@ def registration_options(
 ) -> tuple[dict[str, Any], str]:
     """Creation options for `navigator.credentials.create` and the challenge (base64url) to keep."""
     options, challenge = creation_options(
-        rp_id=settings.PORTAL_WEBAUTHN_RP_ID,
-        rp_name=settings.PORTAL_WEBAUTHN_RP_NAME,
+        RelyingParty(settings.PORTAL_WEBAUTHN_RP_ID, settings.PORTAL_WEBAUTHN_RP_NAME, TIMEOUT_MS),
         user_id=user_handle(wallet_account_id),
         user_name=email,
         user_display_name=email,
-        timeout_ms=TIMEOUT_MS,
         exclude_credential_ids=[_b64url_decode(cid) for cid in existing_credential_ids if cid],
     )
     return options, b64url(challenge)
