@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from payments import clock, ids
+from payments import clock
 from payments.customers import SANDBOX_UMA_DOMAIN
 from payments.errors import BadRequest, ResourceNotFound
 from payments.ledger import Leg, ledger_internal_account, ledger_post_transaction, ledger_system_account
@@ -65,37 +65,25 @@ def book_transfer_receive(quote: Quote, txn: Transaction) -> Transaction:
     the receiving currency's SETTLEMENT account (put there by the delivery, or by the debit alone when
     nothing had to be converted; see `book_transfer_settlement_account`)."""
     account = InternalAccount.objects.select_related("customer").get(pk=txn.destination_internal_account_id)
-    source = _incoming_source(quote, txn)
-    now = clock.now()
-    incoming = Transaction.objects.create(
-        id=ids.uuid7(),
-        platform=txn.platform,
+    incoming = Transaction.new(
         type=Transaction.Type.INCOMING,
-        direction=Transaction.Direction.CREDIT,
-        status=Status.PROCESSING,
         customer=account.customer,
-        platform_customer_id=account.customer.platform_customer_id if account.customer else "",
-        source=source,
+        source=_incoming_source(quote, txn),
         destination={
             "destinationType": "ACCOUNT",
             "accountId": account.public_id,
             "currency": account.currency,
         },
-        sender_identifier=source.get("accountId") or source.get("umaAddress", ""),
-        receiver_identifier=account.public_id,
+        at=clock.now(),
+        platform=txn.platform,
+        status=Status.PROCESSING,
         source_internal_account_id=txn.source_internal_account_id,
         destination_internal_account=account,
-        sent_amount=quote.total_sending_amount,
-        sent_currency=quote.sending_currency,
-        received_amount=quote.total_receiving_amount,
-        received_currency=quote.receiving_currency,
-        exchange_rate=txn.exchange_rate,
-        fees=quote.fees_included,
         reference=txn.reference,
         description=txn.description,
-        created_at=now,
-        updated_at=now,
+        **quote.transaction_amounts(),
     )
+    incoming.save(force_insert=True)
     ledger_post_transaction(
         incoming,
         kind=LedgerJournal.Kind.INCOMING,

@@ -25,9 +25,24 @@ class FieldError:
 
 
 class ServiceError(Exception):
+    """The base of the service's errors. A subclass names its status, spec code and default message
+    in its class line (`class Gone(ServiceError, status=410, code="CUSTOMER_DELETED"): ...`); what it
+    leaves out it inherits."""
+
     status: int = 500
     code: str = "INTERNAL_ERROR"
     message: str = "Internal error"
+
+    def __init_subclass__(
+        cls, *, status: int | None = None, code: str | None = None, message: str | None = None, **kwargs: Any
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        if status is not None:
+            cls.status = status
+        if code is not None:
+            cls.code = code
+        if message is not None:
+            cls.message = message
 
     def __init__(self, message: str | None = None, *, code: str | None = None, **details: Any) -> None:
         self.message = message or type(self).message
@@ -46,11 +61,7 @@ class ServiceError(Exception):
         return {}
 
 
-class InvalidInput(ServiceError):
-    status = 400
-    code = "INVALID_INPUT"
-    message = "Invalid input"
-
+class InvalidInput(ServiceError, status=400, code="INVALID_INPUT", message="Invalid input"):
     def __init__(self, message: str | None = None, *, errors: list[FieldError] | None = None, **details):
         if errors:
             details["errors"] = [e.as_dict() for e in errors]
@@ -63,28 +74,25 @@ class InvalidInput(ServiceError):
         super().__init__(message, **details)
 
 
-class BadRequest(ServiceError):
+class BadRequest(ServiceError, status=400, code="INVALID_INPUT"):
     """A 400 with a specific spec code (e.g. PASSKEY_CREDENTIAL_ALREADY_EXISTS)."""
 
-    status = 400
-    code = "INVALID_INPUT"
 
-
-class Unauthorized(ServiceError):
-    status = 401
-    code = "UNAUTHORIZED"
-    message = "Missing or invalid API credentials"
-
+class Unauthorized(
+    ServiceError, status=401, code="UNAUTHORIZED", message="Missing or invalid API credentials"
+):
     def headers(self) -> dict[str, str]:
         if self.code == "UNAUTHORIZED":
             return {"WWW-Authenticate": 'Basic realm="api"'}
         return {}
 
 
-class Forbidden(ServiceError):
-    status = 403
-    code = "FORBIDDEN"
-    message = "This API token does not have the permission needed for this operation"
+class Forbidden(
+    ServiceError,
+    status=403,
+    code="FORBIDDEN",
+    message="This API token does not have the permission needed for this operation",
+): ...
 
 
 # The spec names a 404 code per resource; anything not listed answers NOT_FOUND.
@@ -100,10 +108,7 @@ NOT_FOUND_CODES = {
 }
 
 
-class ResourceNotFound(ServiceError):
-    status = 404
-    code = "NOT_FOUND"
-
+class ResourceNotFound(ServiceError, status=404, code="NOT_FOUND"):
     def __init__(self, kind: str, message: str | None = None) -> None:
         super().__init__(message or f"{kind} not found", code=NOT_FOUND_CODES.get(kind, "NOT_FOUND"))
         self.kind = kind
@@ -117,73 +122,55 @@ def first_or_404[T: Model](rows: QuerySet[T], kind: str, message: str | None = N
     return row
 
 
-class MethodNotAllowed(ServiceError):
-    status = 405
-    code = "METHOD_NOT_ALLOWED"
+class MethodNotAllowed(ServiceError, status=405, code="METHOD_NOT_ALLOWED"): ...
 
 
-class NotAcceptable(ServiceError):
-    status = 406
-    code = "NOT_ACCEPTABLE"
-    message = "Only application/json responses are available"
+class NotAcceptable(
+    ServiceError, status=406, code="NOT_ACCEPTABLE", message="Only application/json responses are available"
+): ...
 
 
-class Conflict(ServiceError):
-    status = 409
-    code = "CONFLICT"
+class Conflict(ServiceError, status=409, code="CONFLICT"): ...
 
 
-class InsufficientFunds(ServiceError):
+class InsufficientFunds(
+    ServiceError,
+    status=400,
+    code="INSUFFICIENT_FUNDS",
+    message="The source account's balance does not cover this transfer",
+):
     """A debit would take an internal account below zero (an addition to the reference's 400 codes)."""
 
-    status = 400
-    code = "INSUFFICIENT_FUNDS"
-    message = "The source account's balance does not cover this transfer"
 
-
-class IdempotencyKeyReused(ServiceError):
+class IdempotencyKeyReused(
+    ServiceError,
+    status=422,
+    code="IDEMPOTENCY_KEY_REUSED",
+    message="This Idempotency-Key was already used for another request; send a new key for a new request",
+):
     """An Idempotency-Key sent with another request (operation, path or body) than the one it was
     first used for."""
 
-    status = 422
-    code = "IDEMPOTENCY_KEY_REUSED"
-    message = "This Idempotency-Key was already used for another request; send a new key for a new request"
+
+class Gone(ServiceError, status=410, code="CUSTOMER_DELETED", message="Customer has been deleted"): ...
 
 
-class Gone(ServiceError):
-    status = 410
-    code = "CUSTOMER_DELETED"
-    message = "Customer has been deleted"
+class PayloadTooLarge(
+    ServiceError, status=413, code="PAYLOAD_TOO_LARGE", message="Request body is too large"
+): ...
 
 
-class PayloadTooLarge(ServiceError):
-    status = 413
-    code = "PAYLOAD_TOO_LARGE"
-    message = "Request body is too large"
+class UnsupportedMediaType(ServiceError, status=415, code="UNSUPPORTED_MEDIA_TYPE"): ...
 
 
-class UnsupportedMediaType(ServiceError):
-    status = 415
-    code = "UNSUPPORTED_MEDIA_TYPE"
+class Locked(ServiceError, status=423, code="ACCOUNT_LOCKED"): ...
 
 
-class Locked(ServiceError):
-    status = 423
-    code = "ACCOUNT_LOCKED"
-
-
-class FailedDependency(ServiceError):
+class FailedDependency(ServiceError, status=424, code="LNURLP_REQUEST_FAILED"):
     """A counterparty (e.g. a UMA provider) could not be reached or answered badly."""
 
-    status = 424
-    code = "LNURLP_REQUEST_FAILED"
 
-
-class RateLimited(ServiceError):
-    status = 429
-    code = "RATE_LIMITED"
-    message = "Too many requests"
-
+class RateLimited(ServiceError, status=429, code="RATE_LIMITED", message="Too many requests"):
     def __init__(self, message: str | None = None, *, retry_after: int, code: str | None = None, **details):
         self.retry_after = max(1, int(retry_after))
         super().__init__(message, code=code, retryAfterSeconds=self.retry_after, **details)
@@ -192,7 +179,4 @@ class RateLimited(ServiceError):
         return {"Retry-After": str(self.retry_after)}
 
 
-class NotImplementedByService(ServiceError):
-    status = 501
-    code = "NOT_IMPLEMENTED"
-    message = "Not supported"
+class NotImplementedByService(ServiceError, status=501, code="NOT_IMPLEMENTED", message="Not supported"): ...

@@ -49,8 +49,7 @@ from payments.webhooks import DecisionKind, webhook_deliver_for_decision
 Status = Transaction.Status
 
 
-class NotPendingApproval(Conflict):
-    code = "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL"
+class NotPendingApproval(Conflict, code="TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL"): ...
 
 
 def _receiver(platform: Platform, *, uma_address: str | None, customer_id: str | None) -> Customer:
@@ -117,18 +116,15 @@ def incoming_uma_receive(
     rate = rates.mid_rate(sender_currency, currency)
     txn_id = ids.uuid7()
     with transaction.atomic():
-        txn = Transaction.objects.create(
-            id=txn_id,
-            platform=platform,
+        txn = Transaction.new(
             type=Transaction.Type.INCOMING,
-            direction=Transaction.Direction.CREDIT,
-            status=Status.PENDING,
             customer=customer,
-            platform_customer_id=customer.platform_customer_id,
             source={"sourceType": "UMA_ADDRESS", "umaAddress": sender, "currency": sender_currency},
             destination={"destinationType": "ACCOUNT", "accountId": account.public_id, "currency": currency},
-            sender_identifier=sender,
-            receiver_identifier=account.public_id,
+            at=now,
+            id=txn_id,
+            platform=platform,
+            status=Status.PENDING,
             destination_internal_account=account,
             sent_amount=_sent_amount(amount, rate, sender_currency, currency),
             sent_currency=sender_currency,
@@ -138,9 +134,8 @@ def incoming_uma_receive(
             usd_value=usd_cents(amount, currency),
             reference=transaction_reference(txn_id),
             awaiting_decision=failed is None,
-            created_at=now,
-            updated_at=now,
         )
+        txn.save(force_insert=True)
         if failed is not None:
             transaction_fail(None, txn, failure_reason=failed.failure_reason, detail=failed.detail)
             return txn

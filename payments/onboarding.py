@@ -40,16 +40,12 @@ class OnboardingLinkUnknown(OnboardingLinkError):
         super().__init__("This onboarding link is not valid")
 
 
-class OnboardingLinkExpired(OnboardingLinkError):
-    status = 410
-
+class OnboardingLinkExpired(OnboardingLinkError, status=410):
     def __init__(self) -> None:
         super().__init__("This onboarding link has expired; ask for a new one")
 
 
-class OnboardingLinkUsed(OnboardingLinkError):
-    status = 410
-
+class OnboardingLinkUsed(OnboardingLinkError, status=410):
     def __init__(self) -> None:
         super().__init__("This onboarding link has already been used")
 

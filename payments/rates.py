@@ -12,7 +12,7 @@ their side at the mid rate (rounded up: rule FEES ROUND UP in ``payments.money``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
@@ -58,51 +58,66 @@ class UnknownRail(ValueError):
         super().__init__(f"Unknown payment rail {rail!r}")
 
 
+def _lookup[V](table: Mapping[str, V], key: str, unknown: Callable[[str], ValueError]) -> V:
+    """``table[key]``, or ``unknown(key)`` raised when the table has no such key."""
+    try:
+        return table[key]
+    except KeyError:
+        raise unknown(key) from None
+
+
 # --- market data ---------------------------------------------------------------------------------
 
+# Every currency the service knows: the mid-market USD value of ONE WHOLE unit, and the rail a
+# corridor into it uses when nobody names one (one of its account type rails in payments.account_info,
+# or its usual network for crypto). One row per currency, so the two never disagree on which exist.
+_CURRENCIES: Final[Mapping[str, tuple[str, str]]] = {
+    "USD": ("1", "ACH"),
+    "EUR": ("1.08", "SEPA_INSTANT"),
+    "GBP": ("1.27", "FASTER_PAYMENTS"),
+    "MXN": ("0.055", "SPEI"),
+    "BRL": ("0.18", "PIX"),
+    "DKK": ("0.145", "SEPA_INSTANT"),
+    "INR": ("0.012", "UPI"),
+    "NGN": ("0.00065", "BANK_TRANSFER"),
+    "CAD": ("0.73", "BANK_TRANSFER"),
+    "HKD": ("0.128", "BANK_TRANSFER"),
+    "IDR": ("0.000062", "BANK_TRANSFER"),
+    "MYR": ("0.22", "BANK_TRANSFER"),
+    "PHP": ("0.0175", "BANK_TRANSFER"),
+    "SGD": ("0.74", "PAYNOW"),
+    "THB": ("0.029", "BANK_TRANSFER"),
+    "VND": ("0.000039", "BANK_TRANSFER"),
+    "AED": ("0.2723", "BANK_TRANSFER"),
+    "KES": ("0.0077", "MOBILE_MONEY"),
+    "MWK": ("0.00058", "MOBILE_MONEY"),
+    "RWF": ("0.00072", "MOBILE_MONEY"),
+    "TZS": ("0.00038", "MOBILE_MONEY"),
+    "UGX": ("0.00027", "MOBILE_MONEY"),
+    "XOF": ("0.00165", "MOBILE_MONEY"),
+    "XAF": ("0.00165", "MOBILE_MONEY"),
+    "ZAR": ("0.054", "BANK_TRANSFER"),
+    "ZMW": ("0.037", "MOBILE_MONEY"),
+    "BWP": ("0.073", "MOBILE_MONEY"),
+    "BDT": ("0.0083", "BANK_TRANSFER"),
+    "ARS": ("0.00085", "BANK_TRANSFER"),
+    "COP": ("0.00024", "BANK_TRANSFER"),
+    "EGP": ("0.02", "BANK_TRANSFER"),
+    "GHS": ("0.065", "BANK_TRANSFER"),
+    "GTQ": ("0.13", "BANK_TRANSFER"),
+    "HTG": ("0.0076", "MOBILE_MONEY"),
+    "JMD": ("0.0064", "BANK_TRANSFER"),
+    "PKR": ("0.0036", "BANK_TRANSFER"),
+    "CNY": ("0.138", "BANK_TRANSFER"),
+    "BTC": ("95000", "LIGHTNING"),
+    "USDC": ("1", "SOLANA"),
+    "USDT": ("1", "TRON"),
+}
 USD_VALUE: Final[Mapping[str, Decimal]] = MappingProxyType(
-    {
-        "USD": Decimal("1"),
-        "EUR": Decimal("1.08"),
-        "GBP": Decimal("1.27"),
-        "MXN": Decimal("0.055"),
-        "BRL": Decimal("0.18"),
-        "DKK": Decimal("0.145"),
-        "INR": Decimal("0.012"),
-        "NGN": Decimal("0.00065"),
-        "CAD": Decimal("0.73"),
-        "HKD": Decimal("0.128"),
-        "IDR": Decimal("0.000062"),
-        "MYR": Decimal("0.22"),
-        "PHP": Decimal("0.0175"),
-        "SGD": Decimal("0.74"),
-        "THB": Decimal("0.029"),
-        "VND": Decimal("0.000039"),
-        "AED": Decimal("0.2723"),
-        "KES": Decimal("0.0077"),
-        "MWK": Decimal("0.00058"),
-        "RWF": Decimal("0.00072"),
-        "TZS": Decimal("0.00038"),
-        "UGX": Decimal("0.00027"),
-        "XOF": Decimal("0.00165"),
-        "XAF": Decimal("0.00165"),
-        "ZAR": Decimal("0.054"),
-        "ZMW": Decimal("0.037"),
-        "BWP": Decimal("0.073"),
-        "BDT": Decimal("0.0083"),
-        "ARS": Decimal("0.00085"),
-        "COP": Decimal("0.00024"),
-        "EGP": Decimal("0.02"),
-        "GHS": Decimal("0.065"),
-        "GTQ": Decimal("0.13"),
-        "HTG": Decimal("0.0076"),
-        "JMD": Decimal("0.0064"),
-        "PKR": Decimal("0.0036"),
-        "CNY": Decimal("0.138"),
-        "BTC": Decimal("95000"),
-        "USDC": Decimal("1"),
-        "USDT": Decimal("1"),
-    }
+    {code: Decimal(usd) for code, (usd, _rail) in _CURRENCIES.items()}
+)
+DEFAULT_RAILS: Final[Mapping[str, str]] = MappingProxyType(
+    {code: rail for code, (_usd, rail) in _CURRENCIES.items()}
 )
 
 MSATS_PER_BTC: Final = 10**11
@@ -110,10 +125,7 @@ MSATS_PER_BTC: Final = 10**11
 
 def usd_value(currency: str) -> Decimal:
     """The sandbox mid-market USD value of one whole unit of ``currency``."""
-    try:
-        return USD_VALUE[currency]
-    except KeyError:
-        raise UnknownCurrency(currency) from None
+    return _lookup(USD_VALUE, currency, UnknownCurrency)
 
 
 def mid_rate(sending: str, receiving: str) -> Decimal:
@@ -208,59 +220,9 @@ RAILS: Final[Mapping[str, RailTerms]] = MappingProxyType(
     }
 )
 
-# The rail a corridor uses when nobody names one; one of the currency's account type rails
-# (payments.account_info), or its usual network for crypto.
-DEFAULT_RAILS: Final[Mapping[str, str]] = MappingProxyType(
-    {
-        "USD": "ACH",
-        "EUR": "SEPA_INSTANT",
-        "GBP": "FASTER_PAYMENTS",
-        "MXN": "SPEI",
-        "BRL": "PIX",
-        "DKK": "SEPA_INSTANT",
-        "INR": "UPI",
-        "NGN": "BANK_TRANSFER",
-        "CAD": "BANK_TRANSFER",
-        "HKD": "BANK_TRANSFER",
-        "IDR": "BANK_TRANSFER",
-        "MYR": "BANK_TRANSFER",
-        "PHP": "BANK_TRANSFER",
-        "SGD": "PAYNOW",
-        "THB": "BANK_TRANSFER",
-        "VND": "BANK_TRANSFER",
-        "AED": "BANK_TRANSFER",
-        "KES": "MOBILE_MONEY",
-        "MWK": "MOBILE_MONEY",
-        "RWF": "MOBILE_MONEY",
-        "TZS": "MOBILE_MONEY",
-        "UGX": "MOBILE_MONEY",
-        "XOF": "MOBILE_MONEY",
-        "XAF": "MOBILE_MONEY",
-        "ZAR": "BANK_TRANSFER",
-        "ZMW": "MOBILE_MONEY",
-        "BWP": "MOBILE_MONEY",
-        "BDT": "BANK_TRANSFER",
-        "ARS": "BANK_TRANSFER",
-        "COP": "BANK_TRANSFER",
-        "EGP": "BANK_TRANSFER",
-        "GHS": "BANK_TRANSFER",
-        "GTQ": "BANK_TRANSFER",
-        "HTG": "MOBILE_MONEY",
-        "JMD": "BANK_TRANSFER",
-        "PKR": "BANK_TRANSFER",
-        "CNY": "BANK_TRANSFER",
-        "BTC": "LIGHTNING",
-        "USDC": "SOLANA",
-        "USDT": "TRON",
-    }
-)
-
 
 def rail_terms(rail: str) -> RailTerms:
-    try:
-        return RAILS[rail]
-    except KeyError:
-        raise UnknownRail(rail) from None
+    return _lookup(RAILS, rail, UnknownRail)
 
 
 def _usd_fee_in(currency: str, usd: Decimal) -> int:
@@ -297,7 +259,4 @@ def rail_is_instant(rail: str) -> bool:
 
 def default_rail(currency: str) -> str:
     """The rail a payout in ``currency`` uses unless the destination names one."""
-    try:
-        return DEFAULT_RAILS[currency]
-    except KeyError:
-        raise UnknownCurrency(currency) from None
+    return _lookup(DEFAULT_RAILS, currency, UnknownCurrency)

@@ -24,10 +24,8 @@ type Writer = Callable[[Any, list[str]], object]
 """Writes the named fields of a locked row: ``save(update_fields=...)`` unless a machine says otherwise."""
 
 
-class IllegalTransition(Conflict):
+class IllegalTransition(Conflict, code="INVALID_STATE_TRANSITION"):
     """A move the machine's table does not allow. `machine` names the machine."""
-
-    code = "INVALID_STATE_TRANSITION"
 
     def __init__(self, machine: StateMachine, row: PublicRecord, from_status: str, to_status: str) -> None:
         super().__init__(

@@ -690,8 +690,7 @@ def transaction_list(*, platform: Platform, filters: dict[str, Any]) -> QuerySha
 # --- the platform's actions -------------------------------------------------------------------------
 
 
-class NotCancellable(Conflict):
-    code = "TRANSACTION_NOT_CANCELLABLE"
+class NotCancellable(Conflict, code="TRANSACTION_NOT_CANCELLABLE"): ...
 
 
 def transaction_cancel(*, platform: Platform, transaction_id: UUID, reason: str = "") -> Transaction:

@@ -12,10 +12,7 @@ from typing import Any
 from payments.errors import BadRequest, Conflict, Locked, ServiceError, Unauthorized
 
 
-class WalletUnauthorized(Unauthorized):
-    code = "UNAUTHORIZED"
-    message = "Wallet authentication failed"
-
+class WalletUnauthorized(Unauthorized, code="UNAUTHORIZED", message="Wallet authentication failed"):
     def __init__(self, message: str | None = None, *, code: str | None = None, **details: Any) -> None:
         details.setdefault("reason", message or type(self).message)
         super().__init__(message, code=code, **details)
@@ -27,37 +24,42 @@ class WalletUnauthorized(Unauthorized):
         return {}
 
 
-class WalletSignatureMissing(WalletUnauthorized):
-    code = "WALLET_SIGNATURE_MISSING"
-    message = "Service-Wallet-Signature is required on the signed retry"
+class WalletSignatureMissing(
+    WalletUnauthorized,
+    code="WALLET_SIGNATURE_MISSING",
+    message="Service-Wallet-Signature is required on the signed retry",
+): ...
 
 
-class WalletSignatureMalformed(WalletUnauthorized):
-    code = "WALLET_SIGNATURE_MALFORMED"
-    message = "Service-Wallet-Signature is not a well-formed stamp"
+class WalletSignatureMalformed(
+    WalletUnauthorized,
+    code="WALLET_SIGNATURE_MALFORMED",
+    message="Service-Wallet-Signature is not a well-formed stamp",
+): ...
 
 
-class WalletSignatureBodyMismatch(WalletUnauthorized):
-    code = "WALLET_SIGNATURE_BODY_MISMATCH"
-    message = "The retry body differs from the body the challenge was issued for"
+class WalletSignatureBodyMismatch(
+    WalletUnauthorized,
+    code="WALLET_SIGNATURE_BODY_MISMATCH",
+    message="The retry body differs from the body the challenge was issued for",
+): ...
 
 
-class WalletSignatureInvalid(WalletUnauthorized):
-    code = "WALLET_SIGNATURE_INVALID"
-    message = "Service-Wallet-Signature does not verify"
+class WalletSignatureInvalid(
+    WalletUnauthorized, code="WALLET_SIGNATURE_INVALID", message="Service-Wallet-Signature does not verify"
+): ...
 
 
-class RequestIdMissing(WalletUnauthorized):
-    code = "REQUEST_ID_MISSING"
-    message = "Request-Id is required on the signed retry"
+class RequestIdMissing(
+    WalletUnauthorized, code="REQUEST_ID_MISSING", message="Request-Id is required on the signed retry"
+): ...
 
 
 class RequestIdRejected(WalletUnauthorized):
     """Unknown, expired or already used Request-Id (the spec's plain 401)."""
 
 
-class InvalidOtpCode(WalletUnauthorized):
-    message = "Invalid OTP code"
+class InvalidOtpCode(WalletUnauthorized, message="Invalid OTP code"): ...
 
 
 class CredentialAlreadyExists(BadRequest):
@@ -68,25 +70,29 @@ class CredentialAlreadyExists(BadRequest):
         )
 
 
-class PasskeyAlreadyExists(BadRequest):
-    code = "PASSKEY_CREDENTIAL_ALREADY_EXISTS"
-    message = "This WebAuthn credential is already registered on the account"
+class PasskeyAlreadyExists(
+    BadRequest,
+    code="PASSKEY_CREDENTIAL_ALREADY_EXISTS",
+    message="This WebAuthn credential is already registered on the account",
+): ...
 
 
-class AccountLocked(Locked):
-    message = "Too many failed one-time code attempts; the credential is locked"
+class AccountLocked(Locked, message="Too many failed one-time code attempts; the credential is locked"): ...
 
 
-class ContactAlreadyUsed(Conflict):
-    code = "EMAIL_OTP_EMAIL_ALREADY_EXISTS"
+class ContactAlreadyUsed(Conflict, code="EMAIL_OTP_EMAIL_ALREADY_EXISTS"): ...
 
 
-class CredentialSetChanged(Conflict):
-    code = "EMAIL_OTP_CREDENTIAL_SET_CHANGED"
-    message = "The customer's wallet OTP credentials changed since the challenge was issued; start again"
+class CredentialSetChanged(
+    Conflict,
+    code="EMAIL_OTP_CREDENTIAL_SET_CHANGED",
+    message="The customer's wallet OTP credentials changed since the challenge was issued; start again",
+): ...
 
 
-class CredentialSyncFailed(ServiceError):
-    status = 424
-    code = "EMAIL_OTP_CREDENTIAL_SYNC_FAILED"
-    message = "The wallet OTP credentials could not be updated; the customer was not changed"
+class CredentialSyncFailed(
+    ServiceError,
+    status=424,
+    code="EMAIL_OTP_CREDENTIAL_SYNC_FAILED",
+    message="The wallet OTP credentials could not be updated; the customer was not changed",
+): ...

@@ -5,6 +5,12 @@ from django.db import models
 from payments import clock, ids
 
 
+def optional_ref(to: str) -> models.ForeignKey:
+    """An optional link to another row that keeps that row from being deleted (PROTECT) and gives it
+    no reverse accessor."""
+    return models.ForeignKey(to, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+
+
 class PlatformScopedQuerySet(models.QuerySet):
     def for_platform(self, platform) -> PlatformScopedQuerySet:
         return self.filter(platform=platform)

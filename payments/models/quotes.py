@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 
-from payments.models.base import PlatformScoped
+from payments.models.base import PlatformScoped, optional_ref
 
 QuoteStatus = models.TextChoices(
     "QuoteStatus", "PENDING PENDING_AUTHORIZATION PROCESSING COMPLETED FAILED EXPIRED"
@@ -26,26 +28,16 @@ class Quote(PlatformScoped):
     status = models.CharField(max_length=24, choices=QuoteStatus.choices, default=QuoteStatus.PENDING)
     expires_at = models.DateTimeField()
     # On whose behalf (null: the platform itself).
-    customer = models.ForeignKey(
-        "payments.Customer", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    customer = optional_ref("payments.Customer")
     # The request's source and destination in their wire shape (what GET shows).
     source = models.JSONField()
     destination = models.JSONField()
     source_kind = models.CharField(max_length=8, choices=SourceKind.choices)
-    source_internal_account = models.ForeignKey(
-        "payments.InternalAccount", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    source_external_account = models.ForeignKey(
-        "payments.ExternalAccount", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    source_internal_account = optional_ref("payments.InternalAccount")
+    source_external_account = optional_ref("payments.ExternalAccount")
     destination_kind = models.CharField(max_length=8, choices=DestinationKind.choices)
-    destination_internal_account = models.ForeignKey(
-        "payments.InternalAccount", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    destination_external_account = models.ForeignKey(
-        "payments.ExternalAccount", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    destination_internal_account = optional_ref("payments.InternalAccount")
+    destination_external_account = optional_ref("payments.ExternalAccount")
     destination_uma_address = models.CharField(max_length=320, blank=True)
     # The rail the transfer is priced and paid out on (a PaymentRail or a crypto network), how it
     # was chosen (MANUAL/AUTO, blank for book transfers), and the rail that funds it (pull/realtime).
@@ -85,6 +77,18 @@ class Quote(PlatformScoped):
     @property
     def is_embedded_wallet_source(self) -> bool:
         return bool(self.payload_to_sign)
+
+    def transaction_amounts(self) -> dict[str, Any]:
+        """The figures a transaction of this quote shows, as the quote priced them (both sides of a
+        book transfer show the same)."""
+        return {
+            "sent_amount": self.total_sending_amount,
+            "sent_currency": self.sending_currency,
+            "received_amount": self.total_receiving_amount,
+            "received_currency": self.receiving_currency,
+            "exchange_rate": self.exchange_rate,
+            "fees": self.fees_included,
+        }
 
 
 class ReceiverLookup(PlatformScoped):

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from typing import TYPE_CHECKING, Any
+
 from django.db import models
 from django.db.models import Q
 
-from payments.models.base import PlatformScoped
+from payments.models.base import PlatformScoped, optional_ref
+
+if TYPE_CHECKING:
+    from payments.models.customers import Customer
 
 # The reference's `TransactionStatus`; outgoing transactions use the `OutgoingTransactionStatus` six.
 TransactionStatus = models.TextChoices(
@@ -36,9 +42,7 @@ class Transaction(PlatformScoped):
     )
     # Whose transaction it is (null: the platform's own); the platform's id for the customer, copied
     # so a page of transactions renders without joins.
-    customer = models.ForeignKey(
-        "payments.Customer", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    customer = optional_ref("payments.Customer")
     platform_customer_id = models.CharField(max_length=255, blank=True)
     # Wire shapes (TransactionSourceOneOf / TransactionDestinationOneOf), `onChainTransaction` included.
     source = models.JSONField()
@@ -46,12 +50,8 @@ class Transaction(PlatformScoped):
     # The public ids or addresses of both ends, for the accountIdentifier filters.
     sender_identifier = models.CharField(max_length=320, blank=True)
     receiver_identifier = models.CharField(max_length=320, blank=True)
-    source_internal_account = models.ForeignKey(
-        "payments.InternalAccount", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    destination_internal_account = models.ForeignKey(
-        "payments.InternalAccount", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    source_internal_account = optional_ref("payments.InternalAccount")
+    destination_internal_account = optional_ref("payments.InternalAccount")
 
     sent_amount = models.BigIntegerField(null=True, blank=True)
     sent_currency = models.CharField(max_length=8, blank=True)
@@ -115,9 +115,41 @@ class Transaction(PlatformScoped):
             ),
         ]
 
+    @classmethod
+    def new(
+        cls,
+        *,
+        type: str,
+        customer: Customer | None,
+        source: dict[str, Any],
+        destination: dict[str, Any],
+        at: dt.datetime,
+        **fields: Any,
+    ) -> Transaction:
+        """An unsaved transaction of `type` between two ends in their wire shape, created `at`, with
+        what follows from them filled in: the direction (an incoming payment is a credit), the
+        customer's platform id and each end's identifier (its account id or UMA address)."""
+        return cls(
+            type=type,
+            direction=cls.Direction.CREDIT if type == cls.Type.INCOMING else cls.Direction.DEBIT,
+            customer=customer,
+            platform_customer_id=customer.platform_customer_id if customer else "",
+            source=source,
+            destination=destination,
+            sender_identifier=_end_identifier(source),
+            receiver_identifier=_end_identifier(destination),
+            created_at=at,
+            updated_at=at,
+            **fields,
+        )
+
     def __str__(self) -> str:
         return f"{self.public_id} {self.type} {self.status}"
 
     @property
     def is_outgoing(self) -> bool:
         return self.type == self.Type.OUTGOING
+
+
+def _end_identifier(end: dict[str, Any]) -> str:
+    return end.get("accountId") or end.get("umaAddress", "")

@@ -40,10 +40,10 @@ def quote_create(*, platform: Platform, request: QuoteRequest) -> Quote:
     limits_check_size(platform=platform, amount=price.total_sending_amount, currency=ends.sending)
     with transaction.atomic():
         quote = _store(platform, request, ends, price, lookup)
-        realtime = ends.source_kind == SourceKind.REALTIME
+        realtime = ends.source.kind == SourceKind.REALTIME
         if (request.immediately_execute or realtime) and sca_required(quote):
             sca_quote_hold(quote, quote.transaction, factor=request.sca_factor)
-        elif request.immediately_execute and ends.source_kind != SourceKind.REALTIME:
+        elif request.immediately_execute and ends.source.kind != SourceKind.REALTIME:
             execute_locked(quote, quote.transaction)
     return quote
 
@@ -72,12 +72,12 @@ def _store(
         customer=ends.customer,
         source=quote_source(request, ends),
         destination=destination,
-        source_kind=ends.source_kind,
-        source_internal_account=ends.source_internal,
-        source_external_account=ends.source_external,
-        destination_kind=ends.destination_kind,
-        destination_internal_account=ends.destination_internal,
-        destination_external_account=ends.destination_external,
+        source_kind=ends.source.kind,
+        source_internal_account=ends.source.internal,
+        source_external_account=ends.source.external,
+        destination_kind=ends.destination.kind,
+        destination_internal_account=ends.destination.internal,
+        destination_external_account=ends.destination.external,
         destination_uma_address=ends.uma_address,
         rail=ends.rail,
         rail_selection_mode=ends.rail_mode,
@@ -106,40 +106,30 @@ def _store(
         updated_at=now,
     )
     source, destination_wire = transaction_ends(ends)
-    incoming = ends.source_kind == SourceKind.EXTERNAL
-    txn = Transaction(
-        id=txn_id,
-        platform=platform,
+    incoming = ends.source.kind == SourceKind.EXTERNAL
+    txn = Transaction.new(
         type=Transaction.Type.INCOMING if incoming else Transaction.Type.OUTGOING,
-        direction=Transaction.Direction.CREDIT if incoming else Transaction.Direction.DEBIT,
-        status=Transaction.Status.PENDING,
-        quote=quote,
         customer=ends.customer,
-        platform_customer_id=ends.customer.platform_customer_id if ends.customer else "",
         source=source,
         destination=destination_wire,
-        sender_identifier=source.get("accountId", ""),
-        receiver_identifier=destination_wire.get("accountId") or destination_wire.get("umaAddress", ""),
-        source_internal_account=ends.source_internal,
-        destination_internal_account=ends.destination_internal,
-        sent_amount=price.total_sending_amount,
-        sent_currency=ends.sending,
-        received_amount=price.total_receiving_amount,
-        received_currency=ends.receiving,
-        exchange_rate=str(price.exchange_rate),
-        fees=price.fees_included,
+        at=now,
+        id=txn_id,
+        platform=platform,
+        status=Transaction.Status.PENDING,
+        quote=quote,
+        source_internal_account=ends.source.internal,
+        destination_internal_account=ends.destination.internal,
+        **quote.transaction_amounts(),
         platform_fees=price.platform_fees_included,
         rate_details=quote.rate_details,
         payment_rail=ends.rail
-        if ends.rail in PAYMENT_RAILS and ends.destination_kind == DestinationKind.EXTERNAL
+        if ends.rail in PAYMENT_RAILS and ends.destination.kind == DestinationKind.EXTERNAL
         else "",
         rail_selection_mode=ends.rail_mode,
         reference=reference,
         description=request.description,
         remittance_information=request.remittance_information,
         purpose_of_payment=request.purpose_of_payment,
-        created_at=now,
-        updated_at=now,
     )
     steps_set(txn, [expiry_step(expires_at)])
     txn.save(force_insert=True)

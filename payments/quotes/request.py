@@ -32,19 +32,29 @@ class QuoteRequest:
 
 
 @dataclass
+class End:
+    """One end of a transfer: its kind (a SourceKind or DestinationKind) and the internal or external
+    account it is, if any (realtime funding and UMA addresses have none)."""
+
+    kind: str = ""
+    internal: InternalAccount | None = None
+    external: ExternalAccount | None = None
+
+    @property
+    def account(self) -> InternalAccount | ExternalAccount | None:
+        return self.internal or self.external
+
+
+@dataclass
 class Ends:
     """Both ends of a transfer, resolved and checked."""
 
-    source_kind: str = ""
-    source_internal: InternalAccount | None = None
-    source_external: ExternalAccount | None = None
+    source: End = field(default_factory=End)
     customer: Customer | None = None
     sending: str = ""
     funding_rail: str = ""
     network: str = ""
-    destination_kind: str = ""
-    destination_internal: InternalAccount | None = None
-    destination_external: ExternalAccount | None = None
+    destination: End = field(default_factory=End)
     uma_address: str = ""
     receiving: str = ""
     rail: str = ""

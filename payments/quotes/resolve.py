@@ -152,7 +152,7 @@ def _resolve_source(
     platform: Platform, source: Mapping[str, Any], ends: Ends, errors: list[FieldError]
 ) -> None:
     if source.get("sourceType") == "REALTIME_FUNDING":
-        ends.source_kind = SourceKind.REALTIME
+        ends.source.kind = SourceKind.REALTIME
         ends.sending = source["currency"]
         ends.funding_rail, ends.network = _realtime_rail(
             source["currency"], source.get("cryptoNetwork"), errors
@@ -168,7 +168,7 @@ def _resolve_source(
         account = _internal_account(platform, account_id, "source.accountId", errors)
         if account is None:
             return
-        ends.source_kind, ends.source_internal, ends.sending = SourceKind.INTERNAL, account, account.currency
+        ends.source.kind, ends.source.internal, ends.sending = SourceKind.INTERNAL, account, account.currency
         owner = account.customer
     else:
         account = _external_account(platform, account_id, "source.accountId", errors)
@@ -184,7 +184,7 @@ def _resolve_source(
                 )
             )
             return
-        ends.source_kind, ends.source_external, ends.sending = SourceKind.EXTERNAL, account, account.currency
+        ends.source.kind, ends.source.external, ends.sending = SourceKind.EXTERNAL, account, account.currency
         ends.funding_rail = rails[0]
         owner = account.customer
     ends.customer = owner
@@ -214,8 +214,8 @@ def _resolve_destination(
             )
         own = uma_own_account(platform, address, currency=destination.get("currency"), sending=ends.sending)
         if own is not None:  # our own customer's address: a book transfer into its account
-            ends.destination_kind, ends.uma_address = DestinationKind.UMA, address
-            ends.destination_internal, ends.receiving = own, own.currency
+            ends.destination.kind, ends.uma_address = DestinationKind.UMA, address
+            ends.destination.internal, ends.receiving = own, own.currency
             ends.rail = rates.default_rail(own.currency)
             return
         receiver = rail_adapter().uma_receiver(address)
@@ -228,7 +228,7 @@ def _resolve_destination(
                 code="INVALID_CURRENCY",
                 field="destination.currency",
             )
-        ends.destination_kind, ends.uma_address, ends.receiving = DestinationKind.UMA, address, wanted
+        ends.destination.kind, ends.uma_address, ends.receiving = DestinationKind.UMA, address, wanted
         ends.rail = UMA_RAIL
         return
     ref = _account_ref(destination.get("accountId"), "destination.accountId", errors)
@@ -244,13 +244,13 @@ def _resolve_destination(
             errors.append(
                 FieldError("destination.paymentRail", "a transfer to an internal account uses no rail", {})
             )
-        ends.destination_kind, ends.destination_internal = DestinationKind.INTERNAL, account
+        ends.destination.kind, ends.destination.internal = DestinationKind.INTERNAL, account
         ends.receiving, ends.rail = account.currency, rates.default_rail(account.currency)
         return
     account = _external_account(platform, account_id, "destination.accountId", errors)
     if account is None:
         return
-    ends.destination_kind, ends.destination_external, ends.receiving = (
+    ends.destination.kind, ends.destination.external, ends.receiving = (
         DestinationKind.EXTERNAL,
         account,
         account.currency,
@@ -299,9 +299,9 @@ def resolve_ends(platform: Platform, request: QuoteRequest) -> Ends:
     _resolve_source(platform, request.source, ends, errors)
     _resolve_destination(platform, request.destination, ends, errors)
     if (
-        ends.source_kind == SourceKind.EXTERNAL
-        and ends.destination_kind
-        and ends.destination_kind != DestinationKind.INTERNAL
+        ends.source.kind == SourceKind.EXTERNAL
+        and ends.destination.kind
+        and ends.destination.kind != DestinationKind.INTERNAL
     ):
         errors.append(
             FieldError(
@@ -309,12 +309,12 @@ def resolve_ends(platform: Platform, request: QuoteRequest) -> Ends:
             )
         )
     if (
-        ends.source_internal
-        and ends.destination_internal
-        and ends.source_internal.pk == ends.destination_internal.pk
+        ends.source.internal
+        and ends.destination.internal
+        and ends.source.internal.pk == ends.destination.internal.pk
     ):
         raise BadRequest("The source and the destination are the same account", code="SELF_PAYMENT")
-    embedded = ends.source_internal is not None and ends.source_internal.is_embedded_wallet
+    embedded = ends.source.internal is not None and ends.source.internal.is_embedded_wallet
     if embedded and request.immediately_execute:
         errors.append(
             FieldError(

@@ -26,14 +26,14 @@ from payments.wire.time import utc_timestamp
 
 
 def quote_source(request: QuoteRequest, ends: Ends) -> dict[str, Any]:
-    if ends.source_kind == SourceKind.REALTIME:
+    if ends.source.kind == SourceKind.REALTIME:
         wire: dict[str, Any] = {"sourceType": "REALTIME_FUNDING", "currency": ends.sending}
         if ends.customer is not None:
             wire["customerId"] = ends.customer.public_id
         if request.source.get("cryptoNetwork"):
             wire["cryptoNetwork"] = request.source["cryptoNetwork"]
         return wire
-    account = ends.source_internal or ends.source_external
+    account = ends.source.account
     wire = {"sourceType": "ACCOUNT", "accountId": account.public_id}
     if request.source.get("customerId") is not None and ends.customer is not None:
         wire["customerId"] = ends.customer.public_id
@@ -41,9 +41,9 @@ def quote_source(request: QuoteRequest, ends: Ends) -> dict[str, Any]:
 
 
 def quote_destination(request: QuoteRequest, ends: Ends) -> dict[str, Any]:
-    if ends.destination_kind == DestinationKind.UMA:
+    if ends.destination.kind == DestinationKind.UMA:
         return {"destinationType": "UMA_ADDRESS", "umaAddress": ends.uma_address, "currency": ends.receiving}
-    account = ends.destination_internal or ends.destination_external
+    account = ends.destination.account
     wire = {"destinationType": "ACCOUNT", "accountId": account.public_id}
     if ends.rail_mode == "MANUAL":
         wire["paymentRail"] = ends.rail
@@ -51,21 +51,21 @@ def quote_destination(request: QuoteRequest, ends: Ends) -> dict[str, Any]:
 
 
 def transaction_ends(ends: Ends) -> tuple[dict[str, Any], dict[str, Any]]:
-    if ends.source_kind == SourceKind.REALTIME:
+    if ends.source.kind == SourceKind.REALTIME:
         source: dict[str, Any] = {"sourceType": "REALTIME_FUNDING", "currency": ends.sending}
         if ends.customer is not None:
             source["customerId"] = ends.customer.public_id
     else:
-        account = ends.source_internal or ends.source_external
+        account = ends.source.account
         source = {"sourceType": "ACCOUNT", "accountId": account.public_id, "currency": ends.sending}
-    if ends.destination_kind == DestinationKind.UMA:
+    if ends.destination.kind == DestinationKind.UMA:
         destination = {
             "destinationType": "UMA_ADDRESS",
             "umaAddress": ends.uma_address,
             "currency": ends.receiving,
         }
     else:
-        account = ends.destination_internal or ends.destination_external
+        account = ends.destination.account
         destination = {
             "destinationType": "ACCOUNT",
             "accountId": account.public_id,
@@ -87,10 +87,10 @@ def instructions_for(
     destination: dict,
 ) -> tuple[list[dict[str, Any]], str]:
     """(paymentInstructions, payloadToSign) as issued."""
-    if ends.source_internal is not None and ends.source_internal.is_embedded_wallet:
+    if ends.source.internal is not None and ends.source.internal.is_embedded_wallet:
         payload = embedded_wallet_payload(
             quote_id=ids.render("Quote", quote_id),
-            source_account_id=ends.source_internal.public_id,
+            source_account_id=ends.source.internal.public_id,
             destination=destination,
             sending=_amount(price.total_sending_amount, ends.sending),
             receiving=_amount(price.total_receiving_amount, ends.receiving),
@@ -103,7 +103,7 @@ def instructions_for(
             "the stamp as Service-Wallet-Signature on POST /quotes/{quoteId}/execute"
         )
         return [payment_instruction(info, notes=notes, is_platform_account=False)], payload
-    if ends.source_kind != SourceKind.REALTIME:
+    if ends.source.kind != SourceKind.REALTIME:
         return [], ""
     if ends.network:
         account_type = NETWORK_WALLET_TYPES[ends.network]

@@ -56,27 +56,30 @@ class RailEvent:
 
 
 @dataclass(frozen=True)
-class Payout:
-    """Money leaving the service (or moving between two internal accounts when `internal`)."""
+class Instruction:
+    """What every instruction to a rail names: the transaction it is for, the rail, and the amount
+    in the smallest unit of `currency`."""
 
     transaction_id: UUID
     rail: str  # a PaymentRail, or the crypto network, or LIGHTNING for UMA
     currency: str
     amount: int
+
+
+@dataclass(frozen=True)
+class Payout(Instruction):
+    """Money leaving the service (or moving between two internal accounts when `internal`)."""
+
     external_account: ExternalAccount | None = None
     uma_address: str = ""
     internal: bool = False
 
 
 @dataclass(frozen=True)
-class Pull:
+class Pull(Instruction):
     """Money collected from an external account the customer owns (a debit pull)."""
 
-    transaction_id: UUID
     external_account: ExternalAccount
-    rail: str
-    currency: str
-    amount: int
 
 
 @dataclass(frozen=True)

@@ -20,12 +20,10 @@ class NotInScaRegion(Conflict):
         )
 
 
-class ScaSessionRequired(Conflict):
-    code = "SCA_SESSION_REQUIRED"
+class ScaSessionRequired(Conflict, code="SCA_SESSION_REQUIRED"): ...
 
 
-class PasskeyAlreadyEnrolled(Conflict):
-    code = "PASSKEY_ALREADY_ENROLLED"
+class PasskeyAlreadyEnrolled(Conflict, code="PASSKEY_ALREADY_ENROLLED"): ...
 
 
 def _proof_refused(message: str, reason: str, **details: Any) -> BadRequest:

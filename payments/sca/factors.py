@@ -4,23 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
-import secrets
 from dataclasses import dataclass
 from typing import Any, NoReturn
 from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
-from webauthn import generate_registration_options, options_to_json
-from webauthn.helpers.structs import (
-    AttestationConveyancePreference,
-    AuthenticatorSelectionCriteria,
-    ResidentKeyRequirement,
-    UserVerificationRequirement,
-)
 
 from payments import clock
+from payments.client.webauthn_options import RelyingParty, creation_options
 from payments.errors import FieldError, InvalidInput, NotImplementedByService, ResourceNotFound, ServiceError
 from payments.models import Customer, Platform, Quote, ScaChallenge, ScaFactor, ScaPasskey
 from payments.sca.challenges import (
@@ -87,32 +79,24 @@ def sca_passkey_enroll_start(*, platform: Platform, customer_id: UUID, factor: s
         _cancel_pending(customer, Kind.ENROLLMENT)
         now = clock.now()
         name = customer.email or customer.platform_customer_id or customer.public_id
-        options = generate_registration_options(
-            rp_id=settings.WEBAUTHN_RP_ID,
-            rp_name=settings.WEBAUTHN_RP_NAME,
+        options, challenge = creation_options(
+            RelyingParty(settings.WEBAUTHN_RP_ID, settings.WEBAUTHN_RP_NAME, WEBAUTHN_TIMEOUT_MS),
             user_id=hashlib.sha256(b"payments-sca-user\0" + customer.pk.bytes).digest(),
             user_name=name,
             user_display_name=customer.display_name or name,
-            challenge=secrets.token_bytes(32),
-            timeout=WEBAUTHN_TIMEOUT_MS,
-            attestation=AttestationConveyancePreference.NONE,
-            authenticator_selection=AuthenticatorSelectionCriteria(
-                resident_key=ResidentKeyRequirement.PREFERRED,
-                user_verification=UserVerificationRequirement.PREFERRED,
-            ),
         )
         ScaChallenge.objects.create(
             platform_id=customer.platform_id,
             customer=customer,
             kind=Kind.ENROLLMENT,
             factor=ScaFactor.PASSKEY,
-            webauthn_challenge=b64url(options.challenge),
+            webauthn_challenge=b64url(challenge),
             expires_at=now + dt.timedelta(seconds=settings.SCA_CHALLENGE_SECONDS),
             created_at=now,
             updated_at=now,
         )
     return PasskeyEnrollment(
-        options=json.loads(options_to_json(options)),
+        options=options,
         allowed_origins=list(settings.WEBAUTHN_ALLOWED_ORIGINS),
         relying_party_id=settings.WEBAUTHN_RP_ID,
     )

@@ -11,20 +11,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import secrets
 from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from webauthn import generate_registration_options, options_to_json
-from webauthn.helpers.structs import (
-    AttestationConveyancePreference,
-    AuthenticatorSelectionCriteria,
-    PublicKeyCredentialDescriptor,
-    ResidentKeyRequirement,
-    UserVerificationRequirement,
-)
+
+from payments.client.webauthn_options import RelyingParty, creation_options
 
 TIMEOUT_MS = 120_000
 _MAX_FIELD = 64 * 1024
@@ -56,24 +49,14 @@ def registration_options(
     *, wallet_account_id: str, email: str, existing_credential_ids: list[str]
 ) -> tuple[dict[str, Any], str]:
     """Creation options for `navigator.credentials.create` and the challenge (base64url) to keep."""
-    options = generate_registration_options(
-        rp_id=settings.PORTAL_WEBAUTHN_RP_ID,
-        rp_name=settings.PORTAL_WEBAUTHN_RP_NAME,
+    options, challenge = creation_options(
+        RelyingParty(settings.PORTAL_WEBAUTHN_RP_ID, settings.PORTAL_WEBAUTHN_RP_NAME, TIMEOUT_MS),
         user_id=user_handle(wallet_account_id),
         user_name=email,
         user_display_name=email,
-        challenge=secrets.token_bytes(32),
-        timeout=TIMEOUT_MS,
-        attestation=AttestationConveyancePreference.NONE,
-        authenticator_selection=AuthenticatorSelectionCriteria(
-            resident_key=ResidentKeyRequirement.PREFERRED,
-            user_verification=UserVerificationRequirement.PREFERRED,
-        ),
-        exclude_credentials=[
-            PublicKeyCredentialDescriptor(id=_b64url_decode(cid)) for cid in existing_credential_ids if cid
-        ],
+        exclude_credential_ids=[_b64url_decode(cid) for cid in existing_credential_ids if cid],
     )
-    return json.loads(options_to_json(options)), b64url(options.challenge)
+    return options, b64url(challenge)
 
 
 def request_options(*, challenge: str, credential_id: str) -> dict[str, Any]:
