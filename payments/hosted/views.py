@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from uuid import UUID
 
 from django.db import transaction
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
@@ -27,7 +27,8 @@ from django_htmx.middleware import HtmxDetails
 from payments.accounts import platform_currency_codes
 from payments.beneficial_owners import beneficial_owner_create, beneficial_owner_delete, beneficial_owner_list
 from payments.customers import TERMINAL_STATUSES, customer_update
-from payments.documents import document_delete, document_list, document_open, document_upload
+from payments.document_response import document_file_response
+from payments.documents import document_delete, document_list, document_upload
 from payments.errors import FieldError, Gone, InvalidInput, ServiceError
 from payments.file_types import DOCUMENT_EXTENSIONS
 from payments.hosted import steps
@@ -355,14 +356,8 @@ def document_file_view(request: HtmxHttpRequest, visit: Visit, document_id: UUID
     """The uploaded file, for its preview: only through a valid link of its customer, shown inline
     with the type sniffed at upload, never sniffed again by the browser."""
     document = _customer_document(visit, document_id)
-    response = FileResponse(
-        document_open(document),
-        content_type=document.content_type,
-        as_attachment=False,
-        filename=f"{document.document_type.lower()}{DOCUMENT_EXTENSIONS.get(document.content_type, '')}",
-    )
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
+    extension = DOCUMENT_EXTENSIONS.get(document.content_type, "")
+    return document_file_response(document, filename=f"{document.document_type.lower()}{extension}")
 
 
 @require_POST
