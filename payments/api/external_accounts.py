@@ -121,8 +121,7 @@ class CustomerExternalAccountQuerySerializer(PlatformExternalAccountQuerySeriali
 def _list(
     request: Request, query_serializer: type[serializers.Serializer], *, platform_owned: bool
 ) -> Response:
-    names = set(query_serializer().fields)
-    query = parse_query(query_serializer, {k: v for k, v in request.query_params.items() if k in names})
+    query = parse_query(query_serializer, request.query_params)
     accounts = external_account_list(
         platform=request.auth.platform,
         platform_owned=platform_owned,
