@@ -173,36 +173,25 @@ class FailedBulkUploadRowInline(ReadOnlyInline):
         return super().get_queryset(request).filter(status=BulkUploadRow.Status.FAILED)
 
 
+# A job's identity and progress: the list's columns and the head of its page.
+_BULK_JOB_PROGRESS = (
+    "public_id",
+    "platform",
+    "status",
+    "file_name",
+    "total",
+    "processed",
+    "successful",
+    "failed",
+)
+
+
 @admin.register(BulkUploadJob)
 class BulkUploadJobAdmin(ViewAndDeleteAdmin):
-    list_display = (
-        "public_id",
-        "platform",
-        "status",
-        "file_name",
-        "total",
-        "processed",
-        "successful",
-        "failed",
-        "created_at",
-        "completed_at",
-    )
+    list_display = (*_BULK_JOB_PROGRESS, "created_at", "completed_at")
     list_filter = ("status",)
     list_select_related = ("platform",)
     search_fields = ("file_name", "platform__name")
-    fields = (
-        "public_id",
-        "platform",
-        "status",
-        "file_name",
-        "total",
-        "processed",
-        "successful",
-        "failed",
-        "failure_reason",
-        "created_at",
-        "updated_at",
-        "completed_at",
-    )
+    fields = (*_BULK_JOB_PROGRESS, "failure_reason", "created_at", "updated_at", "completed_at")
     readonly_fields = fields
     inlines = [FailedBulkUploadRowInline]

@@ -17,7 +17,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import flatten_fieldsets
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -29,7 +29,7 @@ from django.views.decorators.csp import csp_override
 
 from payments import admin_base
 from payments.customers import customer_status_transition
-from payments.documents import document_open
+from payments.document_response import document_file_response
 from payments.errors import ServiceError
 from payments.models import BeneficialOwner, Customer, CustomerStatusChange, Document, Verification
 from payments.money_admin import ReadOnlyAdmin
@@ -366,14 +366,10 @@ class CustomerReviewAdmin(ReadOnlyAdmin):
         if not self.has_view_permission(request):
             raise PermissionDenied
         document = get_object_or_404(Document, pk=document_id)
-        response = FileResponse(
-            document_open(document),
-            content_type=document.content_type,
-            as_attachment=False,
-            filename=f"{document.public_id.replace(':', '-')}{document.file.name[-4:]}",
+        response = document_file_response(
+            document, filename=f"{document.public_id.replace(':', '-')}{document.file.name[-4:]}"
         )
         response["Cache-Control"] = "private, no-store"
-        response["X-Content-Type-Options"] = "nosniff"
         return response
 
 

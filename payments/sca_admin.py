@@ -41,30 +41,17 @@ class ScaPasskeyAdmin(ReadOnlyAdmin):
     )
 
 
+# What a challenge is for and where it stands: the list's columns and the head of its page.
+_CHALLENGE_SUMMARY = ("customer", "kind", "factor", "status", "quote", "step", "purpose", "expires_at")
+
+
 @admin.register(ScaChallenge)
 class ScaChallengeAdmin(ReadOnlyAdmin):
-    list_display = (
-        "public_id",
-        "customer",
-        "kind",
-        "factor",
-        "status",
-        "quote",
-        "step",
-        "purpose",
-        "expires_at",
-    )
+    list_display = ("public_id", *_CHALLENGE_SUMMARY)
     list_filter = ("kind", "factor", "status")
     search_fields = ("customer__email", "customer__platform_customer_id")
     fields = (
-        "customer",
-        "kind",
-        "factor",
-        "status",
-        "quote",
-        "step",
-        "purpose",
-        "expires_at",
+        *_CHALLENGE_SUMMARY,
         "codes_sent",
         "last_sent_at",
         "verified_at",

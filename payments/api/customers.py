@@ -70,9 +70,6 @@ class EndUserTermsSerializer(serializers.Serializer):
     url = serializers.URLField()
 
 
-_CUSTOMER_QUERY_NAMES = set(CustomerListQuerySerializer().fields)
-
-
 # --- views ---------------------------------------------------------------------------------------
 
 
@@ -95,10 +92,7 @@ class CustomerListCreateApi(APIView):
         responses=CustomerListResponseSerializer,
     )
     def get(self, request: Request) -> Response:
-        query = parse_query(
-            CustomerListQuerySerializer,
-            {k: v for k, v in request.query_params.items() if k in _CUSTOMER_QUERY_NAMES},
-        )
+        query = parse_query(CustomerListQuerySerializer, request.query_params)
         customers = customer_list(platform=request.auth.platform, filters=query).prefetch_related(
             "beneficial_owners"
         )

@@ -70,10 +70,7 @@ class ExchangeRateListApi(APIView):
         responses=ExchangeRateListSerializer,
     )
     def get(self, request: Request) -> Response:
-        names = set(ExchangeRateQuerySerializer().fields)
-        query = parse_query(
-            ExchangeRateQuerySerializer, {k: v for k, v in request.query_params.items() if k in names}
-        )
+        query = parse_query(ExchangeRateQuerySerializer, request.query_params)
         source = query.get("sourceCurrency")
         destinations = request.query_params.getlist("destinationCurrency") or None
         errors = []

@@ -121,8 +121,7 @@ class CustomerExternalAccountQuerySerializer(PlatformExternalAccountQuerySeriali
 def _list(
     request: Request, query_serializer: type[serializers.Serializer], *, platform_owned: bool
 ) -> Response:
-    names = set(query_serializer().fields)
-    query = parse_query(query_serializer, {k: v for k, v in request.query_params.items() if k in names})
+    query = parse_query(query_serializer, request.query_params)
     accounts = external_account_list(
         platform=request.auth.platform,
         platform_owned=platform_owned,
@@ -174,18 +173,28 @@ class _ExternalAccountDetailApi(APIView):
         return Response(status=204)
 
 
-@extend_schema_view(
-    post=_operation(
-        "createCustomerExternalAccount",
-        request=ExternalAccountCreateSerializer,
-        responses={201: ExternalAccountSerializer},
-    ),
-    get=_operation(
-        "listCustomerExternalAccounts",
-        parameters=[CustomerExternalAccountQuerySerializer, *PAGE_PARAMETERS],
-        responses=ExternalAccountListResponseSerializer,
-    ),
-)
+def _list_create_operations(owner: str):
+    """The OpenAPI operations of the `owner` ("Customer" or "Platform") list and create path, from the
+    view's own serializers."""
+
+    def document(view: type[_ExternalAccountListCreateApi]) -> type[_ExternalAccountListCreateApi]:
+        return extend_schema_view(
+            post=_operation(
+                f"create{owner}ExternalAccount",
+                request=view.create_serializer,
+                responses={201: ExternalAccountSerializer},
+            ),
+            get=_operation(
+                f"list{owner}ExternalAccounts",
+                parameters=[view.query_serializer, *PAGE_PARAMETERS],
+                responses=ExternalAccountListResponseSerializer,
+            ),
+        )(view)
+
+    return document
+
+
+@_list_create_operations("Customer")
 class CustomerExternalAccountListCreateApi(_ExternalAccountListCreateApi):
     pass
 
@@ -198,18 +207,7 @@ class CustomerExternalAccountDetailApi(_ExternalAccountDetailApi):
     pass
 
 
-@extend_schema_view(
-    post=_operation(
-        "createPlatformExternalAccount",
-        request=PlatformExternalAccountCreateSerializer,
-        responses={201: ExternalAccountSerializer},
-    ),
-    get=_operation(
-        "listPlatformExternalAccounts",
-        parameters=[PlatformExternalAccountQuerySerializer, *PAGE_PARAMETERS],
-        responses=ExternalAccountListResponseSerializer,
-    ),
-)
+@_list_create_operations("Platform")
 class PlatformExternalAccountListCreateApi(_ExternalAccountListCreateApi):
     platform_owned = True
     create_serializer = PlatformExternalAccountCreateSerializer

@@ -40,11 +40,6 @@ class CustomerInternalAccountQuerySerializer(PlatformInternalAccountQuerySeriali
     customerId = serializers.CharField(required=False)
 
 
-def _query(serializer: type[serializers.Serializer], request: Request) -> dict[str, Any]:
-    names = set(serializer().fields)
-    return dict(parse_query(serializer, {k: v for k, v in request.query_params.items() if k in names}))
-
-
 class CustomerInternalAccountListApi(APIView):
     @_operation(
         "listCustomerInternalAccounts",
@@ -52,7 +47,7 @@ class CustomerInternalAccountListApi(APIView):
         responses=InternalAccountListResponseSerializer,
     )
     def get(self, request: Request) -> Response:
-        query = _query(CustomerInternalAccountQuerySerializer, request)
+        query = parse_query(CustomerInternalAccountQuerySerializer, request.query_params)
         customer_id = None
         if "customerId" in query:
             customer_id = ids.parse_or_none("Customer", query["customerId"])
@@ -76,7 +71,7 @@ class PlatformInternalAccountListApi(APIView):
         responses=PlatformInternalAccountListResponseSerializer,
     )
     def get(self, request: Request) -> Response:
-        query = _query(PlatformInternalAccountQuerySerializer, request)
+        query = parse_query(PlatformInternalAccountQuerySerializer, request.query_params)
         accounts = platform_internal_account_list(
             platform=request.auth.platform, currency=query.get("currency"), account_type=query.get("type")
         )

@@ -74,9 +74,7 @@ class TokenListCreateApi(APIView):
         responses=TokenListResponseSerializer,
     )
     def get(self, request: Request) -> Response:
-        query = parse_query(
-            TokenListQuerySerializer, {k: v for k, v in request.query_params.items() if k in _TOKEN_FILTERS}
-        )
+        query = parse_query(TokenListQuerySerializer, request.query_params)
         tokens = token_list(
             platform=request.auth.platform, filters={_TOKEN_FILTERS[k]: v for k, v in query.items()}
         )

@@ -47,10 +47,7 @@ class VerificationListCreateApi(APIView):
         responses=VerificationListResponseSerializer,
     )
     def get(self, request: Request) -> Response:
-        query = parse_query(
-            VerificationListQuerySerializer,
-            {k: v for k, v in request.query_params.items() if k in ("customerId", "verificationStatus")},
-        )
+        query = parse_query(VerificationListQuerySerializer, request.query_params)
         customer_id = None
         if "customerId" in query:
             customer_id = ids.parse_or_none("Customer", query["customerId"])

@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from uuid import UUID
 
 from django.db import transaction
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
@@ -27,7 +27,8 @@ from django_htmx.middleware import HtmxDetails
 from payments.accounts import platform_currency_codes
 from payments.beneficial_owners import beneficial_owner_create, beneficial_owner_delete, beneficial_owner_list
 from payments.customers import TERMINAL_STATUSES, customer_update
-from payments.documents import document_delete, document_list, document_open, document_upload
+from payments.document_response import document_file_response
+from payments.documents import document_delete, document_list, document_upload
 from payments.errors import FieldError, Gone, InvalidInput, ServiceError
 from payments.file_types import DOCUMENT_EXTENSIONS
 from payments.hosted import steps
@@ -215,6 +216,17 @@ def _problems(visit: Visit, flow: steps.Flow, problems: list[dict[str, Any]]) ->
     return out
 
 
+def _continue(
+    request: HtmxHttpRequest, visit: Visit, slug: str, *, refused: Callable[[steps.Flow], HttpResponse]
+) -> HttpResponse:
+    """The "Continue" button of a step: on to the first step still incomplete once this one is done (or
+    not asked of this customer); otherwise `refused(flow)`, the step again saying what is missing."""
+    flow = steps.flow_for(visit.customer)
+    if not flow.has(slug) or flow.get(slug).complete:
+        return _go(request, visit.url(flow.first_incomplete.slug))
+    return refused(flow)
+
+
 # --- start: resume where the customer left off ----------------------------------------------------
 
 
@@ -317,13 +329,15 @@ def documents_view(request: HtmxHttpRequest, visit: Visit) -> HttpResponse:
     if request.method == "GET":
         return _documents_page(request, visit)
     if request.POST.get("intent") == "continue":
-        flow = steps.flow_for(customer)
-        if not flow.has(DOCUMENTS) or flow.get(DOCUMENTS).complete:
-            return _go(request, visit.url(flow.first_incomplete.slug))
-        form = DocumentForm.with_error(
-            "file", "Upload your document before you continue", document_types=types
+        missing = "Upload your document before you continue"
+        return _continue(
+            request,
+            visit,
+            DOCUMENTS,
+            refused=lambda _flow: _documents_page(
+                request, visit, DocumentForm.with_error("file", missing, document_types=types)
+            ),
         )
-        return _documents_page(request, visit, form)
 
     form = DocumentForm(request.POST, request.FILES, document_types=types)
     data = form.validate(lambda body: parse_body(DocumentReplaceSerializer, body))
@@ -355,14 +369,8 @@ def document_file_view(request: HtmxHttpRequest, visit: Visit, document_id: UUID
     """The uploaded file, for its preview: only through a valid link of its customer, shown inline
     with the type sniffed at upload, never sniffed again by the browser."""
     document = _customer_document(visit, document_id)
-    response = FileResponse(
-        document_open(document),
-        content_type=document.content_type,
-        as_attachment=False,
-        filename=f"{document.document_type.lower()}{DOCUMENT_EXTENSIONS.get(document.content_type, '')}",
-    )
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
+    extension = DOCUMENT_EXTENSIONS.get(document.content_type, "")
+    return document_file_response(document, filename=f"{document.document_type.lower()}{extension}")
 
 
 @require_POST
@@ -431,6 +439,12 @@ def _parse_owner(customer: Customer, body: dict[str, Any]) -> tuple[dict[str, An
     return dict(owner), dict(document)
 
 
+def _owner_problems(visit: Visit, flow: steps.Flow) -> list[dict[str, str]]:
+    """What keeps the owners step open, as the step's error summary."""
+    problems = [p for p in flow.problems if steps.problem_step(p) == OWNERS]
+    return [{"href": "", "label": "", "message": p["text"]} for p in _problems(visit, flow, problems)]
+
+
 @require_http_methods(["GET", "POST"])
 @_hosted
 def owners_view(request: HtmxHttpRequest, visit: Visit) -> HttpResponse:
@@ -438,12 +452,12 @@ def owners_view(request: HtmxHttpRequest, visit: Visit) -> HttpResponse:
     if request.method == "GET":
         return _owners_page(request, visit)
     if request.POST.get("intent") == "continue":
-        flow = steps.flow_for(customer)
-        if not flow.has(OWNERS) or flow.get(OWNERS).complete:
-            return _go(request, visit.url(flow.first_incomplete.slug))
-        problems = [p for p in flow.problems if steps.problem_step(p) == OWNERS]
-        errors = [{"href": "", "label": "", "message": p["text"]} for p in _problems(visit, flow, problems)]
-        return _owners_page(request, visit, errors=errors)
+        return _continue(
+            request,
+            visit,
+            OWNERS,
+            refused=lambda flow: _owners_page(request, visit, errors=_owner_problems(visit, flow)),
+        )
 
     form = OwnerForm(request.POST, request.FILES)
     parsed = form.validate(lambda body: _parse_owner(customer, body))

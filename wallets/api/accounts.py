@@ -14,6 +14,7 @@ from wallets.api.common import (
     UNCOMPRESSED_KEY_PATTERN,
     client_key_field,
     first_leg_body,
+    keyed_signed_response,
     render,
     signed_retry_attempt,
 )
@@ -66,13 +67,6 @@ class InternalAccountExportApi(APIView):
         },
     )
     def post(self, request: Request, id: str) -> Response:
-        attempt = signed_retry_attempt(request)
-        data = first_leg_body(attempt, InternalAccountExportRequestSerializer)
-        return render(
-            wallet_export(
-                platform=request.auth.platform,
-                account_id=id,
-                client_public_key=data and data["clientPublicKey"],
-                attempt=attempt,
-            )
+        return keyed_signed_response(
+            request, InternalAccountExportRequestSerializer, wallet_export, account_id=id
         )

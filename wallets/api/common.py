@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -75,6 +76,26 @@ def first_leg_body(
     if isinstance(parser, dict):
         return parse_typed(parser, attempt.body)
     return parse_body(parser, attempt.body)
+
+
+def keyed_signed_response(
+    request: Request,
+    parser: type[serializers.Serializer],
+    operation: Callable[..., Challenge | Outcome | Processing],
+    **arguments: Any,
+) -> Response:
+    """A signed-retry operation whose answer is sealed to the `clientPublicKey` of its first leg (a
+    session refresh, a wallet export): the key comes from the first leg's body, None on the retry."""
+    attempt = signed_retry_attempt(request)
+    data = first_leg_body(attempt, parser)
+    return render(
+        operation(
+            platform=request.auth.platform,
+            client_public_key=data and data["clientPublicKey"],
+            attempt=attempt,
+            **arguments,
+        )
+    )
 
 
 def render(result: Challenge | Outcome | Processing) -> Response:

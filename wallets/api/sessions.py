@@ -13,7 +13,7 @@ from wallets.api.common import (
     PROCESSING_RESPONSE,
     REVOKE_RESPONSES,
     client_key_field,
-    first_leg_body,
+    keyed_signed_response,
     operation,
     render,
     signed_operation,
@@ -61,15 +61,8 @@ class SessionRefreshApi(APIView):
         },
     )
     def post(self, request: Request, id: str) -> Response:
-        attempt = signed_retry_attempt(request)
-        data = first_leg_body(attempt, AuthSessionRefreshRequestSerializer)
-        return render(
-            session_refresh(
-                platform=request.auth.platform,
-                session_id=id,
-                client_public_key=data and data["clientPublicKey"],
-                attempt=attempt,
-            )
+        return keyed_signed_response(
+            request, AuthSessionRefreshRequestSerializer, session_refresh, session_id=id
         )
 
 

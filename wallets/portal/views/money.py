@@ -8,6 +8,7 @@ Service errors reach people through `wallets.portal.wording.explain`, never as t
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.conf import settings
@@ -63,6 +64,27 @@ def _own_quote(client: ServiceClient, account: PortalAccount, quote_id: str) -> 
     if not account.wallet_account_id or quote.source.get("accountId") != account.wallet_account_id:
         raise Http404("No such quote")
     return quote
+
+
+def _new_quote(
+    client: ServiceClient,
+    account: PortalAccount,
+    *,
+    destination: dict[str, Any],
+    side: str,
+    amount: int,
+    **fields: Any,
+) -> Quote:
+    """A quote paying from this person's wallet; a fresh idempotency key, since every call asks for a
+    new quote (a send, a requote)."""
+    return client.quotes.create(
+        source={"sourceType": "ACCOUNT", "accountId": account.wallet_account_id},
+        destination=destination,
+        locked_currency_side=side,
+        locked_currency_amount=amount,
+        idempotency_key=str(uuid.uuid4()),
+        **fields,
+    )
 
 
 def _own_transaction(client: ServiceClient, account: PortalAccount, transaction_id: str) -> Transaction:

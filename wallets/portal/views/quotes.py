@@ -5,7 +5,6 @@ Strong Customer Authentication, its current approval step (the step views are in
 from __future__ import annotations
 
 import logging
-import uuid
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -22,7 +21,7 @@ from wallets.portal.http import go, no_store, page
 from wallets.portal.money import fee_lines, rate_text
 from wallets.portal.payees import payee_of
 from wallets.portal.service import service_client
-from wallets.portal.views.money import _account, _own_quote
+from wallets.portal.views.money import _account, _new_quote, _own_quote
 from wallets.portal.wording import explain
 
 log = logging.getLogger(__name__)
@@ -150,14 +149,7 @@ def quote_requote_view(request: HttpRequest, quote_id: str) -> HttpResponse:
         if destination.get("destinationType") == "UMA_ADDRESS":
             lookup = client.receivers.lookup_uma(destination["umaAddress"], customer_id=account.customer_id)
             fields["lookup_id"] = lookup.lookup_id
-        quote = client.quotes.create(
-            source={"sourceType": "ACCOUNT", "accountId": account.wallet_account_id},
-            destination=destination,
-            locked_currency_side=side,
-            locked_currency_amount=amount,
-            idempotency_key=str(uuid.uuid4()),
-            **fields,
-        )
+        quote = _new_quote(client, account, destination=destination, side=side, amount=amount, **fields)
     except ServiceError as exc:
         context = _quote_context(request, old, error=f"A new quote could not be made. {explain(exc)}")
         return no_store(page(request, "wallets/portal/quote_confirm.html", context, partial="quote-panel"))

@@ -5,7 +5,6 @@ goes to the quote's confirmation (`quotes`)."""
 from __future__ import annotations
 
 import logging
-import uuid
 from typing import Any
 
 from django.contrib import messages
@@ -21,7 +20,7 @@ from wallets.portal.models import PortalAccount
 from wallets.portal.money import minor_units
 from wallets.portal.payees import payee_of_account, saved_match
 from wallets.portal.service import service_client
-from wallets.portal.views.money import _account, _saved_accounts, _wallet
+from wallets.portal.views.money import _account, _new_quote, _saved_accounts, _wallet
 from wallets.portal.views.quotes import _remember_side
 from wallets.portal.wording import explain
 
@@ -143,14 +142,7 @@ def _quote_from_form(
         form.add_error("amount", f"Use at most {decimals} decimal places.")
         return None
     try:
-        return client.quotes.create(
-            source={"sourceType": "ACCOUNT", "accountId": wallet.id},
-            destination=destination,
-            locked_currency_side=side,
-            locked_currency_amount=amount,
-            idempotency_key=str(uuid.uuid4()),
-            **fields,
-        )
+        return _new_quote(client, account, destination=destination, side=side, amount=amount, **fields)
     except ServiceError as exc:
         if not form.add_service_errors(exc.field_errors):
             form.add_error("amount", explain(exc))
