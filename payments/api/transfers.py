@@ -35,27 +35,25 @@ class DestinationReferenceSerializer(ApiSerializer):
     paymentRail = serializers.ChoiceField(choices=PAYMENT_RAILS, required=False)
 
 
+def _optional_amount(help_text: str) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=1, max_value=MAX_AMOUNT, required=False, help_text=help_text)
+
+
 class TransferInSerializer(ApiSerializer):
     source = AccountReferenceSerializer(help_text="The external account to pull from")
     destination = AccountReferenceSerializer(help_text="The internal account to credit")
-    amount = serializers.IntegerField(
-        min_value=1,
-        max_value=MAX_AMOUNT,
-        required=False,
-        help_text="Optional in the reference, but a pull needs it: the external account's balance is not "
-        "known here (400 INVALID_INPUT without it)",
+    amount = _optional_amount(
+        "Optional in the reference, but a pull needs it: the external account's balance is not known here "
+        "(400 INVALID_INPUT without it)"
     )
 
 
 class TransferOutSerializer(ApiSerializer):
     source = AccountReferenceSerializer(help_text="The internal account to debit")
     destination = DestinationReferenceSerializer(help_text="The external account to pay")
-    amount = serializers.IntegerField(
-        min_value=1,
-        max_value=MAX_AMOUNT,
-        required=False,
-        help_text="Without it, the source account's whole available balance is sent (400 "
-        "INSUFFICIENT_FUNDS when that is zero)",
+    amount = _optional_amount(
+        "Without it, the source account's whole available balance is sent (400 INSUFFICIENT_FUNDS when that "
+        "is zero)"
     )
     remittanceInformation = serializers.CharField(required=False, allow_blank=True, max_length=80)
     purposeOfPayment = serializers.ChoiceField(choices=PURPOSES, required=False)
