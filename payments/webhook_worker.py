@@ -3,9 +3,12 @@
 In a worker, `webhook_deliver_task` only hands its event id to this process's deliverer and returns,
 so the worker goes on taking messages (a millisecond or two each) while earlier events are sent. The
 deliverer's thread takes every id waiting, up to WEBHOOK_BATCH_SIZE, and `webhook_deliver_many`
-claims the due ones in one transaction, POSTs them (one lane per endpoint, in event order; endpoints
-in parallel) and records the attempts in a second transaction. A lone id is sent at once, so a quiet
-worker adds no delay; under load the batches grow by themselves.
+claims the due ones in one transaction, with the other due events of the same platforms (oldest
+first, up to WEBHOOK_BATCH_SIZE in all), POSTs them (one lane per endpoint, in event order;
+endpoints in parallel) and records the attempts in a second transaction. A lone id is sent at once,
+so a quiet worker adds no delay; under load the batches grow by themselves. A backlog therefore goes
+out at the pace of the endpoint, not of the broker: a full batch is followed at once by another for
+the same platforms, and the tasks of events already sent cost one query per batch of ids.
 
 The task's message is acknowledged before the attempt, which the database covers: an event is
 PENDING until an attempt's outcome is recorded. A worker that dies loses only ids in memory, and the
@@ -46,8 +49,10 @@ class _Deliverer:
     def put(self, event_id: UUID) -> None:
         self._inbox.put(event_id)
 
-    def _take(self) -> list[UUID]:
-        event_ids = [self._inbox.get()]
+    def _take(self, *, wait: bool = True) -> list[UUID]:
+        event_ids = []
+        if wait:
+            event_ids.append(self._inbox.get())
         while len(event_ids) < settings.WEBHOOK_BATCH_SIZE:
             try:
                 event_ids.append(self._inbox.get_nowait())
@@ -56,18 +61,21 @@ class _Deliverer:
         return list(dict.fromkeys(event_ids))  # a task queued twice (e.g. by the sweeper) is one attempt
 
     def _run(self) -> None:
+        backlog: list[UUID] = []  # a full batch's ids: their platforms may have more due events
         while not self._stopping.is_set():
-            event_ids = self._take()
+            event_ids = self._take(wait=not backlog) or backlog
             if self._stopping.is_set():
                 self._hand_back([event_id for event_id in event_ids if event_id != _WAKE])
                 break
             try:
                 close_old_connections()  # as before a task: drop a broken or aged connection
-                webhook_deliver_many(event_ids=event_ids)
+                attempted = webhook_deliver_many(event_ids=event_ids, backlog=True)
             except Exception:  # the database is down, say: the events stay PENDING for the sweeper
                 log.exception(
                     "webhook batch of %d events failed; the sweeper queues them again", len(event_ids)
                 )
+                attempted = 0
+            backlog = event_ids if attempted >= settings.WEBHOOK_BATCH_SIZE else []
         connections.close_all()
 
     def stop(self, timeout: float) -> None:

@@ -6,11 +6,13 @@ How an event travels:
    change it reports) and, once that transaction commits, queues `webhook_deliver_task`.
 2. A worker hands the task's event id to its deliverer (payments/webhook_worker.py), which passes
    every id waiting to `webhook_deliver_many` (a task called directly, and the synchronous sends
-   below, deliver one event now). It *claims* the due PENDING ones in a short transaction of its own
-   (leased to this worker until `next_attempt_at`; rows another worker is claiming are skipped) and
-   commits. Only then does it POST, outside any transaction, so no row lock is held while a platform
-   answers: one lane per endpoint, its events one after another in event order, lanes in parallel,
-   over connections kept alive, signed with a key read once per batch.
+   below, deliver one event now). It *claims* the due PENDING ones, and with them the other due
+   events of the same platforms, oldest first (a backlog goes out without waiting for each event's
+   task), in a short transaction of its own (leased to this worker until `next_attempt_at`; rows
+   another worker is claiming are skipped) and commits. Only then does it POST, outside any
+   transaction, so no row lock is held while a platform answers: one lane per endpoint, its events
+   one after another in event order, lanes in parallel, over connections kept alive, signed with a
+   key read once per batch.
 3. A second short transaction records the attempts and each outcome: DELIVERED; or a retry due after
    an exponential backoff with full jitter; or FAILED once the schedule is used up.
 4. `webhook_sweep` (every 30 s, from Celery beat) queues due events whose task was lost because the
@@ -41,7 +43,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Case, F, Q, Value, When
 from rest_framework.utils.encoders import JSONEncoder
 
 from payments import clock, ids
@@ -64,6 +66,9 @@ DELIVER_TASK = "payments.tasks.webhook_deliver_task"  # payments/tasks.py import
 _READ_LIMIT = 64 * 1024  # bytes of a response read (enough for a decision body)
 _EXCERPT_LIMIT = 2000  # characters of a response kept in the delivery log
 _jitter = random.SystemRandom()
+# Sent once, at once, by the code that emits them (webhook_send_test, webhook_deliver_for_decision),
+# which reads the answer: another worker's batch must not take them first.
+_SENT_BY_EMITTER = (WebhookType.TEST.value, WebhookType.INCOMING_PAYMENT_PENDING.value)
 
 Status = WebhookEvent.Status
 
@@ -276,19 +281,32 @@ class Delivery:
     delivered: bool
 
 
-def _claim_many(event_ids: Sequence[UUID]) -> tuple[list[WebhookEvent], dt.datetime]:
+def _claim_many(
+    event_ids: Sequence[UUID], *, backlog: bool = False
+) -> tuple[list[WebhookEvent], dt.datetime]:
     """Lease the due PENDING events among `event_ids` to this worker until the returned time, in event
     order (ids are time-ordered), with one transaction. Events not due, not pending, or being claimed
-    by another worker at this moment are left out."""
+    by another worker at this moment are left out.
+
+    With `backlog`, the same statement also leases the other due events of the platforms these ids
+    belong to, oldest first, up to WEBHOOK_BATCH_SIZE events in all (the named ones always among
+    them): a worker woken by one task then sends the backlog queued behind it without waiting for
+    each event's own message. Events their emitter sends itself (`_SENT_BY_EMITTER`) are left to it."""
     now = clock.now()
     lease_until = now + dt.timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS)
+    due = WebhookEvent.objects.select_for_update(skip_locked=True, of=("self",)).filter(
+        status=Status.PENDING, next_attempt_at__lte=now
+    )
+    if backlog:
+        platforms = WebhookEvent.objects.filter(pk__in=event_ids).values("platform_id")
+        named = Q(pk__in=event_ids)
+        due = due.filter(named | Q(platform_id__in=platforms) & ~Q(type__in=_SENT_BY_EMITTER)).order_by(
+            Case(When(named, then=Value(0)), default=Value(1)), "pk"
+        )[: max(settings.WEBHOOK_BATCH_SIZE, len(event_ids))]
+    else:
+        due = due.filter(pk__in=event_ids).order_by("pk")
     with transaction.atomic():
-        events = list(
-            WebhookEvent.objects.select_for_update(skip_locked=True, of=("self",))
-            .select_related("platform")
-            .filter(pk__in=event_ids, status=Status.PENDING, next_attempt_at__lte=now)
-            .order_by("pk")
-        )
+        events = sorted(due.select_related("platform"), key=lambda event: event.pk)
         if not events:
             return [], lease_until
         WebhookEvent.objects.filter(pk__in=[event.pk for event in events]).update(
@@ -401,13 +419,17 @@ def _lanes() -> ThreadPoolExecutor:
 
 
 def _deliver(
-    event_ids: Sequence[UUID], *, retry: bool, acknowledged: Callable[[int], bool] = _acknowledged
+    event_ids: Sequence[UUID],
+    *,
+    retry: bool,
+    acknowledged: Callable[[int], bool] = _acknowledged,
+    backlog: bool = False,
 ) -> list[Delivery]:
     """Claim the due events among `event_ids`, POST them and record the attempts: one lane per endpoint
     sending its events one after another in event order, the lanes in parallel. A lane starts no POST
     after WEBHOOK_BATCH_SECONDS (a slow endpoint), so every attempt ends well inside the lease; the
     events it did not reach are released and queued again."""
-    events, lease_until = _claim_many(event_ids)
+    events, lease_until = _claim_many(event_ids, backlog=backlog)
     if not events:
         return []
     key = _signing_key()
@@ -435,11 +457,12 @@ def _deliver(
     return deliveries
 
 
-def webhook_deliver_many(*, event_ids: Sequence[UUID]) -> int:
-    """One attempt at each due event among `event_ids` (a worker's batch, payments/webhook_worker.py).
-    Events that are delivered, failed, not yet due or held by another worker are skipped, which makes
-    repeats harmless. Returns how many were attempted."""
-    return len(_deliver(event_ids, retry=True))
+def webhook_deliver_many(*, event_ids: Sequence[UUID], backlog: bool = False) -> int:
+    """One attempt at each due event among `event_ids` (a worker's batch, payments/webhook_worker.py)
+    and, with `backlog`, at the other due events of their platforms too, oldest first, up to
+    WEBHOOK_BATCH_SIZE in all. Events that are delivered, failed, not yet due or held by another
+    worker are skipped, which makes repeats harmless. Returns how many were attempted."""
+    return len(_deliver(event_ids, retry=True, backlog=backlog))
 
 
 def webhook_deliver(*, event_id: UUID) -> WebhookAttempt | None:

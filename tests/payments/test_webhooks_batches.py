@@ -1,6 +1,7 @@
 """Webhook delivery in batches: what a worker does with the events its tasks name
 (payments/webhooks.py `webhook_deliver_many`, payments/webhook_worker.py)."""
 
+import datetime as dt
 import threading
 import time
 import uuid
@@ -9,7 +10,7 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 from django.db import connection, transaction
 
-from payments import webhook_worker, webhooks
+from payments import clock, webhook_worker, webhooks
 from payments.models import WebhookAttempt, WebhookEvent
 from payments.tasks import webhook_deliver_task
 from payments.webhook_types import WebhookType
@@ -58,6 +59,31 @@ def test_a_batch_sends_each_endpoints_events_in_event_order_and_records_every_at
     assert b.event_ids() == [e.public_id for e in events if e.platform == to_b]
     assert statuses(events) == [Status.DELIVERED] * 6
     assert sorted(WebhookAttempt.objects.values_list("status_code", flat=True)) == [200] * 6
+
+
+@pytest.mark.django_db
+def test_one_wake_up_sends_the_due_backlog_of_the_named_events_platform_oldest_first(receivers):
+    a, b = receivers
+    platform, other = PlatformFactory(webhook_endpoint=a.url), PlatformFactory(webhook_endpoint=b.url)
+    backlog = emit(platform, 5)
+    later = emit(platform)[0]
+    WebhookEvent.objects.filter(pk=later.pk).update(next_attempt_at=clock.now() + dt.timedelta(minutes=5))
+    elsewhere = emit(other)[0]
+    with transaction.atomic():  # sent by the code that emits it, which waits for the answer
+        test_event = webhook_emit(platform=platform, type=WebhookType.TEST, data={}, schedule=False)
+    assert webhook_deliver_many(event_ids=[backlog[2].pk], backlog=True) == 5
+    assert a.event_ids() == [e.public_id for e in backlog]
+    assert statuses(backlog) == [Status.DELIVERED] * 5
+    assert statuses([later, elsewhere, test_event]) == [Status.PENDING] * 3 and b.requests == []
+
+
+@pytest.mark.django_db
+def test_a_wake_up_takes_at_most_a_batch_and_always_the_named_events(receivers, settings):
+    settings.WEBHOOK_BATCH_SIZE = 3
+    receiver = receivers[0]
+    events = emit(PlatformFactory(webhook_endpoint=receiver.url), 6)
+    assert webhook_deliver_many(event_ids=[events[5].pk], backlog=True) == 3
+    assert receiver.event_ids() == [e.public_id for e in (events[0], events[1], events[5])]
 
 
 @pytest.mark.django_db
@@ -122,15 +148,32 @@ def test_a_worker_delivers_through_its_deliverer_and_hands_back_what_waits_when_
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_worker_woken_by_one_task_delivers_the_backlog_behind_it_in_event_order(receivers, settings):
+    settings.WEBHOOK_BATCH_SIZE = 4  # the backlog takes several batches; no other task comes
+    receiver = receivers[0]
+    events = emit(PlatformFactory(webhook_endpoint=receiver.url), 10)
+    queue = f"test-hooks-{uuid.uuid4().hex[:8]}"
+    with start_worker(app, pool="solo", perform_ping_check=False, queues=[queue], shutdown_timeout=10):
+        webhook_deliver_task.apply_async((str(events[0].pk),), queue=queue)
+        deadline = time.monotonic() + 20
+        while statuses(events) != [Status.DELIVERED] * 10 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    webhook_worker.webhook_deliverer_stop()
+    assert statuses(events) == [Status.DELIVERED] * 10
+    assert receiver.event_ids() == [e.public_id for e in events]
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_stopping_deliverer_finishes_its_batch_and_hands_the_waiting_ids_to_the_sweeper(monkeypatch):
     platform = PlatformFactory(webhook_endpoint="http://127.0.0.1:9/hooks")
     first, *waiting = emit(platform, 3)
     started, release, batches = threading.Event(), threading.Event(), []
 
-    def slow_batch(*, event_ids):
+    def slow_batch(*, event_ids, **options):
         batches.append(event_ids)
         started.set()
         release.wait(10)
+        return 0
 
     monkeypatch.setattr(webhook_worker, "webhook_deliver_many", slow_batch)
     webhook_worker.webhook_deliver_later(event_id=first.pk)
