@@ -38,7 +38,6 @@ from typing import Any
 from urllib.parse import urlsplit
 from uuid import UUID
 
-import httpx
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
@@ -53,18 +52,15 @@ from payments.models import Platform, WebhookAttempt, WebhookEvent
 from payments.platforms import webhook_endpoint_errors
 from payments.query_plans import plan_insert
 from payments.service_keys import WEBHOOK_SIGNING, service_private_key
+from payments.webhook_http import SendResult, webhook_post
 from payments.webhook_types import WebhookType
 from payments.wire.time import utc_timestamp
 from project.publishing import publish, task_named
 
 log = logging.getLogger(__name__)
 
-SIGNATURE_HEADER = "X-Service-Signature"
-USER_AGENT = f"PaymentsService-Webhooks/1.0 (API {settings.API_VERSION})"
 NO_ENDPOINT = "no webhook endpoint configured"
 DELIVER_TASK = "payments.tasks.webhook_deliver_task"  # payments/tasks.py imports this module
-_READ_LIMIT = 64 * 1024  # bytes of a response read (enough for a decision body)
-_EXCERPT_LIMIT = 2000  # characters of a response kept in the delivery log
 _jitter = random.SystemRandom()
 # Sent once, at once, by the code that emits them (webhook_send_test, webhook_deliver_for_decision),
 # which reads the answer: another worker's batch must not take them first.
@@ -183,59 +179,6 @@ def webhook_rewrite(*, event_id: UUID, type: str, data: dict[str, Any]) -> bool:
 
 
 # --- sending --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SendResult:
-    """What one POST came to: a status code and the start of the body, or an error without one."""
-
-    status_code: int | None = None
-    body: bytes = b""
-    error: str = ""
-    latency_ms: int | None = None
-
-    def excerpt(self) -> str:
-        return self.body.decode("utf-8", "replace")[:_EXCERPT_LIMIT]
-
-    def describe(self) -> str:
-        return self.error or f"endpoint answered {self.status_code}"
-
-
-@cache
-def _client() -> httpx.Client:
-    # One pool per process. Redirects are not followed (a 3xx is a failed attempt) and proxy
-    # variables from the environment are ignored, so the address checked is the address called.
-    return httpx.Client(follow_redirects=False, trust_env=False, headers={"User-Agent": USER_AGENT})
-
-
-def webhook_post(*, url: str, body: bytes, signature: str) -> SendResult:
-    """The one outbound call of webhook delivery. Callers never hold a transaction (or a row lock)."""
-    timeout = httpx.Timeout(
-        connect=settings.WEBHOOK_CONNECT_TIMEOUT_SECONDS,
-        read=settings.WEBHOOK_READ_TIMEOUT_SECONDS,
-        write=settings.WEBHOOK_READ_TIMEOUT_SECONDS,
-        pool=settings.WEBHOOK_CONNECT_TIMEOUT_SECONDS,
-    )
-    headers = {"Content-Type": "application/json", SIGNATURE_HEADER: signature}
-    started = time.monotonic()
-
-    def elapsed() -> int:
-        return round((time.monotonic() - started) * 1000)
-
-    try:
-        with _client().stream("POST", url, content=body, headers=headers, timeout=timeout) as response:
-            received = bytearray()
-            for chunk in response.iter_bytes():
-                received += chunk
-                if len(received) >= _READ_LIMIT:
-                    break
-            return SendResult(
-                status_code=response.status_code, body=bytes(received[:_READ_LIMIT]), latency_ms=elapsed()
-            )
-    except httpx.TimeoutException as exc:
-        return SendResult(error=f"timed out ({type(exc).__name__})", latency_ms=elapsed())
-    except (httpx.HTTPError, httpx.InvalidURL) as exc:
-        return SendResult(error=f"{type(exc).__name__}: {exc}", latency_ms=elapsed())
 
 
 def _endpoint_refusal(url: str) -> str:
