@@ -15,7 +15,7 @@ PENDING until an attempt's outcome is recorded. A worker that dies loses only id
 sweeper queues their events again (one not yet claimed once its task looks lost, after
 WEBHOOK_REQUEUE_AFTER_SECONDS; a claimed one once its lease has run out). A worker that stops
 normally finishes the batch in flight and hands the ids still waiting to the next sweep. While
-WEBHOOK_BATCH_SIZE * 4 ids wait, a task blocks until there is room, so a slow endpoint leaves the
+WEBHOOK_BATCH_SIZE ids wait, a task blocks until there is room, so a slow endpoint leaves the
 backlog in the broker, not in this process.
 """
 
@@ -25,6 +25,7 @@ import logging
 import os
 import queue
 import threading
+import time
 from uuid import UUID
 
 from django.conf import settings
@@ -36,12 +37,16 @@ from payments.webhooks import webhook_deliver_many
 log = logging.getLogger(__name__)
 
 STOP_SECONDS = 30.0  # how long a stopping worker waits for the batch in flight
+# Batches back to back check their database connection (a query) at most this often, and after a failure.
+CHECK_SECONDS = 1.0
 _WAKE = UUID(int=0)  # no event has this id
 
 
 class _Deliverer:
     def __init__(self) -> None:
-        self._inbox: queue.Queue[UUID] = queue.Queue(maxsize=settings.WEBHOOK_BATCH_SIZE * 4)
+        # Small: the ids of a backlog's later events are redundant (a batch claims them from the
+        # table), and a task that waits here leaves the interpreter to the deliverer meanwhile.
+        self._inbox: queue.Queue[UUID] = queue.Queue(maxsize=settings.WEBHOOK_BATCH_SIZE)
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="webhook-deliverer", daemon=True)
         self._thread.start()
@@ -62,19 +67,22 @@ class _Deliverer:
 
     def _run(self) -> None:
         backlog: list[UUID] = []  # a full batch's ids: their platforms may have more due events
+        checked = -CHECK_SECONDS
         while not self._stopping.is_set():
             event_ids = self._take(wait=not backlog) or backlog
             if self._stopping.is_set():
                 self._hand_back([event_id for event_id in event_ids if event_id != _WAKE])
                 break
             try:
-                close_old_connections()  # as before a task: drop a broken or aged connection
+                if time.monotonic() - checked >= CHECK_SECONDS:
+                    close_old_connections()  # as before a task: drop a broken or aged connection
+                    checked = time.monotonic()
                 attempted = webhook_deliver_many(event_ids=event_ids, backlog=True)
             except Exception:  # the database is down, say: the events stay PENDING for the sweeper
                 log.exception(
                     "webhook batch of %d events failed; the sweeper queues them again", len(event_ids)
                 )
-                attempted = 0
+                attempted, checked = 0, -CHECK_SECONDS
             backlog = event_ids if attempted >= settings.WEBHOOK_BATCH_SIZE else []
         connections.close_all()
 
