@@ -405,12 +405,18 @@ def _deliver(
     return deliveries
 
 
-def webhook_deliver_many(*, event_ids: Sequence[UUID], backlog: bool = False) -> int:
-    """One attempt at each due event among `event_ids` (a worker's batch, payments/webhook_worker.py)
-    and, with `backlog`, at the other due events of their platforms too, oldest first, up to
-    WEBHOOK_BATCH_SIZE in all. Events that are delivered, failed, not yet due or held by another
-    worker are skipped, which makes repeats harmless. Returns how many were attempted."""
-    return len(_deliver(event_ids, retry=True, backlog=backlog))
+def webhook_deliver_many(*, event_ids: Sequence[UUID]) -> int:
+    """One attempt at each due event among `event_ids`. Events that are delivered, failed, not yet due
+    or held by another worker are skipped, which makes repeats harmless. Returns how many were
+    attempted."""
+    return len(_deliver(event_ids, retry=True))
+
+
+def webhook_deliver_backlog(*, event_ids: Sequence[UUID]) -> list[Delivery]:
+    """A worker's batch (payments/webhook_worker.py): one attempt at each due event among `event_ids`
+    and at the other due events of their platforms, oldest first, up to WEBHOOK_BATCH_SIZE in all.
+    Skips what `webhook_deliver_many` skips. Returns the attempts made."""
+    return _deliver(event_ids, retry=True, backlog=True)
 
 
 def webhook_deliver(*, event_id: UUID) -> WebhookAttempt | None:

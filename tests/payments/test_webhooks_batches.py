@@ -14,7 +14,7 @@ from payments import clock, webhook_worker, webhooks
 from payments.models import WebhookAttempt, WebhookEvent
 from payments.tasks import webhook_deliver_task
 from payments.webhook_types import WebhookType
-from payments.webhooks import webhook_deliver_many, webhook_emit
+from payments.webhooks import webhook_deliver_backlog, webhook_deliver_many, webhook_emit
 from project.celery import app
 from tests.factories import PlatformFactory
 from tests.payments.webhook_receiver import FakeBroker, Receiver, Reply
@@ -71,7 +71,7 @@ def test_one_wake_up_sends_the_due_backlog_of_the_named_events_platform_oldest_f
     elsewhere = emit(other)[0]
     with transaction.atomic():  # sent by the code that emits it, which waits for the answer
         test_event = webhook_emit(platform=platform, type=WebhookType.TEST, data={}, schedule=False)
-    assert webhook_deliver_many(event_ids=[backlog[2].pk], backlog=True) == 5
+    assert len(webhook_deliver_backlog(event_ids=[backlog[2].pk])) == 5
     assert a.event_ids() == [e.public_id for e in backlog]
     assert statuses(backlog) == [Status.DELIVERED] * 5
     assert statuses([later, elsewhere, test_event]) == [Status.PENDING] * 3 and b.requests == []
@@ -82,7 +82,7 @@ def test_a_wake_up_takes_at_most_a_batch_and_always_the_named_events(receivers, 
     settings.WEBHOOK_BATCH_SIZE = 3
     receiver = receivers[0]
     events = emit(PlatformFactory(webhook_endpoint=receiver.url), 6)
-    assert webhook_deliver_many(event_ids=[events[5].pk], backlog=True) == 3
+    assert len(webhook_deliver_backlog(event_ids=[events[5].pk])) == 3
     assert receiver.event_ids() == [e.public_id for e in (events[0], events[1], events[5])]
 
 
@@ -165,18 +165,44 @@ def test_a_worker_woken_by_one_task_delivers_the_backlog_behind_it_in_event_orde
 
 
 @pytest.mark.django_db(transaction=True)
+def test_the_later_tasks_of_events_a_backlog_batch_delivered_cost_no_batch(receivers, monkeypatch):
+    a, b = receivers
+    events = emit(PlatformFactory(webhook_endpoint=a.url), 3)
+    elsewhere = emit(PlatformFactory(webhook_endpoint=b.url))[0]
+    batches, real = [], webhook_worker.webhook_deliver_backlog
+
+    def counted(*, event_ids):
+        batches.append(list(event_ids))
+        return real(event_ids=event_ids)
+
+    monkeypatch.setattr(webhook_worker, "webhook_deliver_backlog", counted)
+    webhook_worker.webhook_deliver_later(event_id=events[0].pk)
+    deadline = time.monotonic() + 20
+    while len(a.requests) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    for event in (*events[1:], elsewhere):  # their own tasks, taken after the backlog went out
+        webhook_worker.webhook_deliver_later(event_id=event.pk)
+    while not b.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    webhook_worker.webhook_deliverer_stop()
+    assert batches == [[events[0].pk], [elsewhere.pk]]
+    assert a.event_ids() == [e.public_id for e in events] and b.event_ids() == [elsewhere.public_id]
+    assert statuses([*events, elsewhere]) == [Status.DELIVERED] * 4
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_stopping_deliverer_finishes_its_batch_and_hands_the_waiting_ids_to_the_sweeper(monkeypatch):
     platform = PlatformFactory(webhook_endpoint="http://127.0.0.1:9/hooks")
     first, *waiting = emit(platform, 3)
     started, release, batches = threading.Event(), threading.Event(), []
 
-    def slow_batch(*, event_ids, **options):
+    def slow_batch(*, event_ids):
         batches.append(event_ids)
         started.set()
         release.wait(10)
-        return 0
+        return []
 
-    monkeypatch.setattr(webhook_worker, "webhook_deliver_many", slow_batch)
+    monkeypatch.setattr(webhook_worker, "webhook_deliver_backlog", slow_batch)
     webhook_worker.webhook_deliver_later(event_id=first.pk)
     assert started.wait(10)
     for event in waiting:
