@@ -5,7 +5,7 @@ How an event travels:
 1. `webhook_emit` writes a `WebhookEvent` in the caller's transaction (the same one as the state
    change it reports) and, once that transaction commits, queues `webhook_deliver_task`.
 2. A worker hands the task's event id to its deliverer (payments/webhook_worker.py), which passes
-   every id waiting to `webhook_deliver_many` (a task called directly, and the synchronous sends
+   every id waiting to `webhook_deliver_backlog` (a task called directly, and the synchronous sends
    below, deliver one event now). It *claims* the due PENDING ones, and with them the other due
    events of the same platforms, oldest first (a backlog goes out without waiting for each event's
    task), in a short transaction of its own (leased to this worker until `next_attempt_at`; rows
