@@ -2,17 +2,22 @@
 
 In a worker, `webhook_deliver_task` only hands its event id to this process's deliverer and returns,
 so the worker goes on taking messages (a millisecond or two each) while earlier events are sent. The
-deliverer's thread takes every id waiting, up to WEBHOOK_BATCH_SIZE, and `webhook_deliver_many`
-claims the due ones in one transaction, POSTs them (one lane per endpoint, in event order; endpoints
-in parallel) and records the attempts in a second transaction. A lone id is sent at once, so a quiet
-worker adds no delay; under load the batches grow by themselves.
+deliverer's thread takes every id waiting, up to WEBHOOK_BATCH_SIZE, and `webhook_deliver_backlog`
+claims the due ones in one transaction, with the other due events of the same platforms (oldest
+first, up to WEBHOOK_BATCH_SIZE in all), POSTs them (one lane per endpoint, in event order;
+endpoints in parallel) and records the attempts in a second transaction. A lone id is sent at once,
+so a quiet worker adds no delay; under load the batches grow by themselves. A backlog therefore goes
+out at the pace of the endpoint, not of the broker: a full batch is followed at once by another for
+the same platforms. The tasks of the events it delivered come later and need nothing: the deliverer
+remembers those ids for SENT_SECONDS and drops the first task of each without a query (an id it does
+not remember costs one query per batch, which finds it delivered).
 
 The task's message is acknowledged before the attempt, which the database covers: an event is
 PENDING until an attempt's outcome is recorded. A worker that dies loses only ids in memory, and the
 sweeper queues their events again (one not yet claimed once its task looks lost, after
 WEBHOOK_REQUEUE_AFTER_SECONDS; a claimed one once its lease has run out). A worker that stops
 normally finishes the batch in flight and hands the ids still waiting to the next sweep. While
-WEBHOOK_BATCH_SIZE * 4 ids wait, a task blocks until there is room, so a slow endpoint leaves the
+WEBHOOK_BATCH_SIZE ids wait, a task blocks until there is room, so a slow endpoint leaves the
 backlog in the broker, not in this process.
 """
 
@@ -22,52 +27,89 @@ import logging
 import os
 import queue
 import threading
+import time
 from uuid import UUID
 
 from django.conf import settings
 from django.db import close_old_connections, connections
 
 from payments.models import WebhookEvent
-from payments.webhooks import webhook_deliver_many
+from payments.webhooks import Delivery, webhook_deliver_backlog
 
 log = logging.getLogger(__name__)
 
 STOP_SECONDS = 30.0  # how long a stopping worker waits for the batch in flight
+# How long, and for how many events at most, the deliverer remembers what its batches delivered, so
+# that the tasks of a backlog's events, taken after their batch, cost no query.
+SENT_SECONDS = 60.0
+SENT_KEPT = 50_000
+# Batches back to back check their database connection (a query) at most this often, and after a failure.
+CHECK_SECONDS = 1.0
 _WAKE = UUID(int=0)  # no event has this id
 
 
 class _Deliverer:
     def __init__(self) -> None:
-        self._inbox: queue.Queue[UUID] = queue.Queue(maxsize=settings.WEBHOOK_BATCH_SIZE * 4)
+        # Small: the ids of a backlog's later events are redundant (a batch claims them from the
+        # table), and a task that waits here leaves the interpreter to the deliverer meanwhile.
+        self._inbox: queue.Queue[UUID] = queue.Queue(maxsize=settings.WEBHOOK_BATCH_SIZE)
         self._stopping = threading.Event()
+        self._sent: dict[UUID, float] = {}  # events our batches delivered (by id) → when; oldest first
         self._thread = threading.Thread(target=self._run, name="webhook-deliverer", daemon=True)
         self._thread.start()
 
     def put(self, event_id: UUID) -> None:
         self._inbox.put(event_id)
 
-    def _take(self) -> list[UUID]:
-        event_ids = [self._inbox.get()]
+    def _take(self, *, wait: bool = True) -> list[UUID]:
+        event_ids = []
+        if wait:
+            event_ids.append(self._inbox.get())
         while len(event_ids) < settings.WEBHOOK_BATCH_SIZE:
             try:
                 event_ids.append(self._inbox.get_nowait())
             except queue.Empty:
                 break
-        return list(dict.fromkeys(event_ids))  # a task queued twice (e.g. by the sweeper) is one attempt
+        # A task queued twice (e.g. by the sweeper) is one attempt; a task whose event a backlog batch
+        # of ours delivered meanwhile needs none (its first task only: a later one may be a redelivery).
+        recent = time.monotonic() - SENT_SECONDS
+        unknown = float("-inf")
+        return [
+            event_id for event_id in dict.fromkeys(event_ids) if self._sent.pop(event_id, unknown) < recent
+        ]
+
+    def _note_sent(self, deliveries: list[Delivery], named: list[UUID]) -> None:
+        """Remember the events the batch delivered whose task is still to come (not among `named`)."""
+        now, named_ids = time.monotonic(), set(named)
+        for delivery in deliveries:
+            if delivery.delivered and delivery.event.pk not in named_ids:
+                self._sent[delivery.event.pk] = now
+        stale = now - SENT_SECONDS
+        while self._sent and (len(self._sent) > SENT_KEPT or next(iter(self._sent.values())) < stale):
+            del self._sent[next(iter(self._sent))]
 
     def _run(self) -> None:
+        backlog: list[UUID] = []  # a full batch's ids: their platforms may have more due events
+        checked = -CHECK_SECONDS
         while not self._stopping.is_set():
-            event_ids = self._take()
+            event_ids = self._take(wait=not backlog) or backlog
+            if not event_ids:  # every id waiting was delivered already
+                continue
             if self._stopping.is_set():
                 self._hand_back([event_id for event_id in event_ids if event_id != _WAKE])
                 break
             try:
-                close_old_connections()  # as before a task: drop a broken or aged connection
-                webhook_deliver_many(event_ids=event_ids)
+                if time.monotonic() - checked >= CHECK_SECONDS:
+                    close_old_connections()  # as before a task: drop a broken or aged connection
+                    checked = time.monotonic()
+                deliveries = webhook_deliver_backlog(event_ids=event_ids)
             except Exception:  # the database is down, say: the events stay PENDING for the sweeper
                 log.exception(
                     "webhook batch of %d events failed; the sweeper queues them again", len(event_ids)
                 )
+                deliveries, checked = [], -CHECK_SECONDS
+            self._note_sent(deliveries, event_ids)
+            backlog = event_ids if len(deliveries) >= settings.WEBHOOK_BATCH_SIZE else []
         connections.close_all()
 
     def stop(self, timeout: float) -> None:

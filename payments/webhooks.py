@@ -5,12 +5,14 @@ How an event travels:
 1. `webhook_emit` writes a `WebhookEvent` in the caller's transaction (the same one as the state
    change it reports) and, once that transaction commits, queues `webhook_deliver_task`.
 2. A worker hands the task's event id to its deliverer (payments/webhook_worker.py), which passes
-   every id waiting to `webhook_deliver_many` (a task called directly, and the synchronous sends
-   below, deliver one event now). It *claims* the due PENDING ones in a short transaction of its own
-   (leased to this worker until `next_attempt_at`; rows another worker is claiming are skipped) and
-   commits. Only then does it POST, outside any transaction, so no row lock is held while a platform
-   answers: one lane per endpoint, its events one after another in event order, lanes in parallel,
-   over connections kept alive, signed with a key read once per batch.
+   every id waiting to `webhook_deliver_backlog` (a task called directly, and the synchronous sends
+   below, deliver one event now). It *claims* the due PENDING ones, and with them the other due
+   events of the same platforms, oldest first (a backlog goes out without waiting for each event's
+   task), in a short transaction of its own (leased to this worker until `next_attempt_at`; rows
+   another worker is claiming are skipped) and commits. Only then does it POST, outside any
+   transaction, so no row lock is held while a platform answers: one lane per endpoint, its events
+   one after another in event order, lanes in parallel, over connections kept alive, signed with a
+   key read once per batch.
 3. A second short transaction records the attempts and each outcome: DELIVERED; or a retry due after
    an exponential backoff with full jitter; or FAILED once the schedule is used up.
 4. `webhook_sweep` (every 30 s, from Celery beat) queues due events whose task was lost because the
@@ -36,12 +38,11 @@ from typing import Any
 from urllib.parse import urlsplit
 from uuid import UUID
 
-import httpx
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Case, F, Q, Value, When
 from rest_framework.utils.encoders import JSONEncoder
 
 from payments import clock, ids
@@ -51,19 +52,19 @@ from payments.models import Platform, WebhookAttempt, WebhookEvent
 from payments.platforms import webhook_endpoint_errors
 from payments.query_plans import plan_insert
 from payments.service_keys import WEBHOOK_SIGNING, service_private_key
+from payments.webhook_http import SendResult, webhook_post
 from payments.webhook_types import WebhookType
 from payments.wire.time import utc_timestamp
 from project.publishing import publish, task_named
 
 log = logging.getLogger(__name__)
 
-SIGNATURE_HEADER = "X-Service-Signature"
-USER_AGENT = f"PaymentsService-Webhooks/1.0 (API {settings.API_VERSION})"
 NO_ENDPOINT = "no webhook endpoint configured"
 DELIVER_TASK = "payments.tasks.webhook_deliver_task"  # payments/tasks.py imports this module
-_READ_LIMIT = 64 * 1024  # bytes of a response read (enough for a decision body)
-_EXCERPT_LIMIT = 2000  # characters of a response kept in the delivery log
 _jitter = random.SystemRandom()
+# Sent once, at once, by the code that emits them (webhook_send_test, webhook_deliver_for_decision),
+# which reads the answer: another worker's batch must not take them first.
+_SENT_BY_EMITTER = (WebhookType.TEST.value, WebhookType.INCOMING_PAYMENT_PENDING.value)
 
 Status = WebhookEvent.Status
 
@@ -180,59 +181,6 @@ def webhook_rewrite(*, event_id: UUID, type: str, data: dict[str, Any]) -> bool:
 # --- sending --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SendResult:
-    """What one POST came to: a status code and the start of the body, or an error without one."""
-
-    status_code: int | None = None
-    body: bytes = b""
-    error: str = ""
-    latency_ms: int | None = None
-
-    def excerpt(self) -> str:
-        return self.body.decode("utf-8", "replace")[:_EXCERPT_LIMIT]
-
-    def describe(self) -> str:
-        return self.error or f"endpoint answered {self.status_code}"
-
-
-@cache
-def _client() -> httpx.Client:
-    # One pool per process. Redirects are not followed (a 3xx is a failed attempt) and proxy
-    # variables from the environment are ignored, so the address checked is the address called.
-    return httpx.Client(follow_redirects=False, trust_env=False, headers={"User-Agent": USER_AGENT})
-
-
-def webhook_post(*, url: str, body: bytes, signature: str) -> SendResult:
-    """The one outbound call of webhook delivery. Callers never hold a transaction (or a row lock)."""
-    timeout = httpx.Timeout(
-        connect=settings.WEBHOOK_CONNECT_TIMEOUT_SECONDS,
-        read=settings.WEBHOOK_READ_TIMEOUT_SECONDS,
-        write=settings.WEBHOOK_READ_TIMEOUT_SECONDS,
-        pool=settings.WEBHOOK_CONNECT_TIMEOUT_SECONDS,
-    )
-    headers = {"Content-Type": "application/json", SIGNATURE_HEADER: signature}
-    started = time.monotonic()
-
-    def elapsed() -> int:
-        return round((time.monotonic() - started) * 1000)
-
-    try:
-        with _client().stream("POST", url, content=body, headers=headers, timeout=timeout) as response:
-            received = bytearray()
-            for chunk in response.iter_bytes():
-                received += chunk
-                if len(received) >= _READ_LIMIT:
-                    break
-            return SendResult(
-                status_code=response.status_code, body=bytes(received[:_READ_LIMIT]), latency_ms=elapsed()
-            )
-    except httpx.TimeoutException as exc:
-        return SendResult(error=f"timed out ({type(exc).__name__})", latency_ms=elapsed())
-    except (httpx.HTTPError, httpx.InvalidURL) as exc:
-        return SendResult(error=f"{type(exc).__name__}: {exc}", latency_ms=elapsed())
-
-
 def _endpoint_refusal(url: str) -> str:
     """Production mode: why this endpoint must not be called now ("" if it may). Resolved right before
     sending, and every address must be public, so a name that points inside is refused too."""
@@ -276,19 +224,37 @@ class Delivery:
     delivered: bool
 
 
-def _claim_many(event_ids: Sequence[UUID]) -> tuple[list[WebhookEvent], dt.datetime]:
+_EVENT_FIELDS = [field.name for field in WebhookEvent._meta.concrete_fields]
+
+
+def _claim_many(
+    event_ids: Sequence[UUID], *, backlog: bool = False
+) -> tuple[list[WebhookEvent], dt.datetime]:
     """Lease the due PENDING events among `event_ids` to this worker until the returned time, in event
     order (ids are time-ordered), with one transaction. Events not due, not pending, or being claimed
-    by another worker at this moment are left out."""
+    by another worker at this moment are left out.
+
+    With `backlog`, the same statement also leases the other due events of the platforms these ids
+    belong to, oldest first, up to WEBHOOK_BATCH_SIZE events in all (the named ones always among
+    them): a worker woken by one task then sends the backlog queued behind it without waiting for
+    each event's own message. Events their emitter sends itself (`_SENT_BY_EMITTER`) are left to it."""
     now = clock.now()
     lease_until = now + dt.timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS)
+    due = WebhookEvent.objects.select_for_update(skip_locked=True, of=("self",)).filter(
+        status=Status.PENDING, next_attempt_at__lte=now
+    )
+    if backlog:
+        platforms = WebhookEvent.objects.filter(pk__in=event_ids).values("platform_id")
+        named = Q(pk__in=event_ids)
+        due = due.filter(named | Q(platform_id__in=platforms) & ~Q(type__in=_SENT_BY_EMITTER)).order_by(
+            Case(When(named, then=Value(0)), default=Value(1)), "pk"
+        )[: max(settings.WEBHOOK_BATCH_SIZE, len(event_ids))]
+    else:
+        due = due.filter(pk__in=event_ids).order_by("pk")
     with transaction.atomic():
-        events = list(
-            WebhookEvent.objects.select_for_update(skip_locked=True, of=("self",))
-            .select_related("platform")
-            .filter(pk__in=event_ids, status=Status.PENDING, next_attempt_at__lte=now)
-            .order_by("pk")
-        )
+        # Of the platform only its endpoint: its other columns (JSON among them) cost more to load.
+        due = due.select_related("platform").only(*_EVENT_FIELDS, "platform__webhook_endpoint")
+        events = sorted(due, key=lambda event: event.pk)
         if not events:
             return [], lease_until
         WebhookEvent.objects.filter(pk__in=[event.pk for event in events]).update(
@@ -401,13 +367,17 @@ def _lanes() -> ThreadPoolExecutor:
 
 
 def _deliver(
-    event_ids: Sequence[UUID], *, retry: bool, acknowledged: Callable[[int], bool] = _acknowledged
+    event_ids: Sequence[UUID],
+    *,
+    retry: bool,
+    acknowledged: Callable[[int], bool] = _acknowledged,
+    backlog: bool = False,
 ) -> list[Delivery]:
     """Claim the due events among `event_ids`, POST them and record the attempts: one lane per endpoint
     sending its events one after another in event order, the lanes in parallel. A lane starts no POST
     after WEBHOOK_BATCH_SECONDS (a slow endpoint), so every attempt ends well inside the lease; the
     events it did not reach are released and queued again."""
-    events, lease_until = _claim_many(event_ids)
+    events, lease_until = _claim_many(event_ids, backlog=backlog)
     if not events:
         return []
     key = _signing_key()
@@ -436,10 +406,17 @@ def _deliver(
 
 
 def webhook_deliver_many(*, event_ids: Sequence[UUID]) -> int:
-    """One attempt at each due event among `event_ids` (a worker's batch, payments/webhook_worker.py).
-    Events that are delivered, failed, not yet due or held by another worker are skipped, which makes
-    repeats harmless. Returns how many were attempted."""
+    """One attempt at each due event among `event_ids`. Events that are delivered, failed, not yet due
+    or held by another worker are skipped, which makes repeats harmless. Returns how many were
+    attempted."""
     return len(_deliver(event_ids, retry=True))
+
+
+def webhook_deliver_backlog(*, event_ids: Sequence[UUID]) -> list[Delivery]:
+    """A worker's batch (payments/webhook_worker.py): one attempt at each due event among `event_ids`
+    and at the other due events of their platforms, oldest first, up to WEBHOOK_BATCH_SIZE in all.
+    Skips what `webhook_deliver_many` skips. Returns the attempts made."""
+    return _deliver(event_ids, retry=True, backlog=True)
 
 
 def webhook_deliver(*, event_id: UUID) -> WebhookAttempt | None:

@@ -1,6 +1,7 @@
 """Webhook delivery in batches: what a worker does with the events its tasks name
 (payments/webhooks.py `webhook_deliver_many`, payments/webhook_worker.py)."""
 
+import datetime as dt
 import threading
 import time
 import uuid
@@ -9,11 +10,11 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 from django.db import connection, transaction
 
-from payments import webhook_worker, webhooks
+from payments import clock, webhook_worker, webhooks
 from payments.models import WebhookAttempt, WebhookEvent
 from payments.tasks import webhook_deliver_task
 from payments.webhook_types import WebhookType
-from payments.webhooks import webhook_deliver_many, webhook_emit
+from payments.webhooks import webhook_deliver_backlog, webhook_deliver_many, webhook_emit
 from project.celery import app
 from tests.factories import PlatformFactory
 from tests.payments.webhook_receiver import FakeBroker, Receiver, Reply
@@ -58,6 +59,31 @@ def test_a_batch_sends_each_endpoints_events_in_event_order_and_records_every_at
     assert b.event_ids() == [e.public_id for e in events if e.platform == to_b]
     assert statuses(events) == [Status.DELIVERED] * 6
     assert sorted(WebhookAttempt.objects.values_list("status_code", flat=True)) == [200] * 6
+
+
+@pytest.mark.django_db
+def test_one_wake_up_sends_the_due_backlog_of_the_named_events_platform_oldest_first(receivers):
+    a, b = receivers
+    platform, other = PlatformFactory(webhook_endpoint=a.url), PlatformFactory(webhook_endpoint=b.url)
+    backlog = emit(platform, 5)
+    later = emit(platform)[0]
+    WebhookEvent.objects.filter(pk=later.pk).update(next_attempt_at=clock.now() + dt.timedelta(minutes=5))
+    elsewhere = emit(other)[0]
+    with transaction.atomic():  # sent by the code that emits it, which waits for the answer
+        test_event = webhook_emit(platform=platform, type=WebhookType.TEST, data={}, schedule=False)
+    assert len(webhook_deliver_backlog(event_ids=[backlog[2].pk])) == 5
+    assert a.event_ids() == [e.public_id for e in backlog]
+    assert statuses(backlog) == [Status.DELIVERED] * 5
+    assert statuses([later, elsewhere, test_event]) == [Status.PENDING] * 3 and b.requests == []
+
+
+@pytest.mark.django_db
+def test_a_wake_up_takes_at_most_a_batch_and_always_the_named_events(receivers, settings):
+    settings.WEBHOOK_BATCH_SIZE = 3
+    receiver = receivers[0]
+    events = emit(PlatformFactory(webhook_endpoint=receiver.url), 6)
+    assert len(webhook_deliver_backlog(event_ids=[events[5].pk])) == 3
+    assert receiver.event_ids() == [e.public_id for e in (events[0], events[1], events[5])]
 
 
 @pytest.mark.django_db
@@ -122,6 +148,49 @@ def test_a_worker_delivers_through_its_deliverer_and_hands_back_what_waits_when_
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_worker_woken_by_one_task_delivers_the_backlog_behind_it_in_event_order(receivers, settings):
+    settings.WEBHOOK_BATCH_SIZE = 4  # the backlog takes several batches; no other task comes
+    receiver = receivers[0]
+    events = emit(PlatformFactory(webhook_endpoint=receiver.url), 10)
+    queue = f"test-hooks-{uuid.uuid4().hex[:8]}"
+    with start_worker(app, pool="solo", perform_ping_check=False, queues=[queue], shutdown_timeout=10):
+        webhook_deliver_task.apply_async((str(events[0].pk),), queue=queue)
+        deadline = time.monotonic() + 20
+        # Watch the receiver, not the table: SQLite's shared cache refuses a read while a batch writes.
+        while len(receiver.requests) < 10 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    webhook_worker.webhook_deliverer_stop()  # the last batch records its attempts
+    assert statuses(events) == [Status.DELIVERED] * 10
+    assert receiver.event_ids() == [e.public_id for e in events]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_later_tasks_of_events_a_backlog_batch_delivered_cost_no_batch(receivers, monkeypatch):
+    a, b = receivers
+    events = emit(PlatformFactory(webhook_endpoint=a.url), 3)
+    elsewhere = emit(PlatformFactory(webhook_endpoint=b.url))[0]
+    batches, real = [], webhook_worker.webhook_deliver_backlog
+
+    def counted(*, event_ids):
+        batches.append(list(event_ids))
+        return real(event_ids=event_ids)
+
+    monkeypatch.setattr(webhook_worker, "webhook_deliver_backlog", counted)
+    webhook_worker.webhook_deliver_later(event_id=events[0].pk)
+    deadline = time.monotonic() + 20
+    while len(a.requests) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    for event in (*events[1:], elsewhere):  # their own tasks, taken after the backlog went out
+        webhook_worker.webhook_deliver_later(event_id=event.pk)
+    while not b.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    webhook_worker.webhook_deliverer_stop()
+    assert batches == [[events[0].pk], [elsewhere.pk]]
+    assert a.event_ids() == [e.public_id for e in events] and b.event_ids() == [elsewhere.public_id]
+    assert statuses([*events, elsewhere]) == [Status.DELIVERED] * 4
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_stopping_deliverer_finishes_its_batch_and_hands_the_waiting_ids_to_the_sweeper(monkeypatch):
     platform = PlatformFactory(webhook_endpoint="http://127.0.0.1:9/hooks")
     first, *waiting = emit(platform, 3)
@@ -131,8 +200,9 @@ def test_a_stopping_deliverer_finishes_its_batch_and_hands_the_waiting_ids_to_th
         batches.append(event_ids)
         started.set()
         release.wait(10)
+        return []
 
-    monkeypatch.setattr(webhook_worker, "webhook_deliver_many", slow_batch)
+    monkeypatch.setattr(webhook_worker, "webhook_deliver_backlog", slow_batch)
     webhook_worker.webhook_deliver_later(event_id=first.pk)
     assert started.wait(10)
     for event in waiting:
