@@ -200,8 +200,8 @@ def _code_context(request: HttpRequest, state: dict[str, Any], **extra: Any) -> 
 
 def _wrong_code(state: dict[str, Any]) -> str:
     """Count a wrong code for the address (accounts or not alike) and say how many tries are left."""
-    throttle.hit(throttle.WRONG_CODE_PER_EMAIL, state["email"])
-    left = throttle.WRONG_CODE_PER_EMAIL.limit - throttle.used(throttle.WRONG_CODE_PER_EMAIL, state["email"])
+    count, _ = throttle.counted(throttle.WRONG_CODE_PER_EMAIL, state["email"])
+    left = throttle.WRONG_CODE_PER_EMAIL.limit - count
     if left <= 0:
         return ""  # the lock message takes over
     return f"{WRONG_CODE} You have {left} {'try' if left == 1 else 'tries'} left."
