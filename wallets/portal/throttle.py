@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import math
-import time
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -22,6 +21,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from wallets.portal.models import PortalRateLimit
+from wallets.portal.sweeps import Sweep
 
 
 @dataclass(frozen=True)
@@ -62,9 +62,8 @@ def _wait(end: dt.datetime) -> int:
     return max(1, math.ceil((end - timezone.now()).total_seconds()))
 
 
-# Forgetting old windows is housekeeping, not part of any count: a node does it at most this often.
-SWEEP_SECONDS = 60
-_last_sweep = [0.0]
+# Forgetting ended windows is housekeeping, not part of any count.
+_sweep = Sweep()
 
 
 def _table(connection) -> str:
@@ -92,9 +91,8 @@ def counted(limit: Limit, identity: str) -> tuple[int, int]:
         'RETURNING "count"',
         [key, _at(start)],
     )
-    if count == 1 and time.monotonic() - _last_sweep[0] > SWEEP_SECONDS:
+    if count == 1 and _sweep.due():
         # A new window: forget windows that ended a day ago (every limit is shorter than that).
-        _last_sweep[0] = time.monotonic()
         _execute('DELETE FROM {table} WHERE "window_start" < %s', [_at(start - dt.timedelta(days=1))])
     return count, _wait(end)
 
@@ -110,10 +108,17 @@ def _count(key: str, start: dt.datetime) -> int:
     return row[0] if row is not None else 0
 
 
-def blocked(limit: Limit, identity: str) -> int | None:
-    """Without counting: the seconds to wait when the limit is already used up, else None."""
+def seen(limit: Limit, identity: str) -> tuple[int, int]:
+    """Without counting: the attempts counted in the current window, and the seconds until it ends."""
     key, start, end = _window(limit, identity)
-    return _wait(end) if _count(key, start) >= limit.limit else None
+    return _count(key, start), _wait(end)
+
+
+def blocked(limit: Limit, identity: str, *, seen_now: tuple[int, int] | None = None) -> int | None:
+    """Without counting: the seconds to wait when the limit is already used up, else None.
+    `seen_now`: what `seen` just answered, instead of asking again."""
+    count, wait = seen_now or seen(limit, identity)
+    return wait if count >= limit.limit else None
 
 
 def reset(limit: Limit, identity: str) -> None:
