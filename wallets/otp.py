@@ -28,6 +28,7 @@ import logging
 import math
 import secrets
 import string
+from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
@@ -110,10 +111,17 @@ def _quota_check(credential: AuthCredential, now: dt.datetime) -> None:
         )
 
 
-@transaction.atomic
-def otp_challenge_issue(*, credential: AuthCredential) -> str:
-    """Issue (and in production send) a new code; return `otpEncryptionTargetBundle`."""
-    credential = AuthCredential.objects.select_for_update().select_related("platform").get(pk=credential.pk)
+def otp_challenge_issue(*, credential: AuthCredential, locked: bool = False) -> str:
+    """Issue (and in production send) a new code; return `otpEncryptionTargetBundle`. `locked`: the
+    caller read `credential` (and its platform) under its row lock, in the transaction this joins."""
+    with transaction.atomic(savepoint=False):  # a refusal rolls back the caller's transaction
+        if not locked:
+            rows = AuthCredential.objects.select_for_update().select_related("platform")
+            credential = rows.get(pk=credential.pk)
+        return _otp_challenge_issue(credential)
+
+
+def _otp_challenge_issue(credential: AuthCredential) -> str:
     if credential.type not in (CredentialType.EMAIL_OTP, CredentialType.SMS_OTP):
         raise InvalidInput(f"{credential.type} credentials have no one-time codes")
     now = clock.now()
@@ -163,11 +171,13 @@ def otp_deliver(*, credential_id: Any, code: str) -> None:
     log.info("one-time code sent for %s", credential.public_id)  # never the code itself
 
 
-def otp_verify_start(*, credential: AuthCredential, body: dict[str, Any]) -> Challenge:
-    """First leg of verify: check the code; 202 with a challenge only the TEK inside may sign."""
+def otp_verify_start(*, credential_read: Callable[[], AuthCredential], body: dict[str, Any]) -> Challenge:
+    """First leg of verify: check the code; 202 with a challenge only the TEK inside may sign.
+    `credential_read()` reads the credential (with its account) and locks its row; it runs in the
+    transaction that counts a wrong code."""
     error: ServiceError | None = None
     with transaction.atomic():
-        credential = AuthCredential.objects.select_for_update().get(pk=credential.pk)
+        credential = credential_read()
         if credential.revoked_at is not None:
             raise ResourceNotFound("AuthMethod")
         now = clock.now()
@@ -193,8 +203,9 @@ def otp_verify_start(*, credential: AuthCredential, body: dict[str, Any]) -> Cha
         else:
             challenge.used_at = now
             challenge.save(update_fields=["used_at"])
-            credential.otp_failed_attempts = 0
-            credential.save(update_fields=["otp_failed_attempts"])
+            if credential.otp_failed_attempts:
+                credential.otp_failed_attempts = 0
+                credential.save(update_fields=["otp_failed_attempts"])
             issued = signed_retry.challenge_issue(
                 operation=Operation.on(credential, kind=SignedRequest.Kind.OTP_VERIFY),
                 signed_by=SignedBy.key(plaintext.public_key_hex),
