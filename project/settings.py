@@ -69,7 +69,7 @@ if env_bool("BENCH_ENDPOINTS", default=False):
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "project.static_files.WhiteNoiseMiddleware",  # whitenoise, its static-file index built once per process
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
