@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from payments import clock, ids
 from payments.errors import BadRequest, FieldError, InvalidInput, ResourceNotFound
 from payments.models import InternalAccount, Platform
+from payments.query_plans import plan_first  # the credential read of every sign-in
 from payments.wire.time import utc_timestamp
 from wallets import oidc, passkeys, signed_retry
 from wallets.accounts import wallet_account_get
@@ -57,14 +58,26 @@ def credential_list(*, platform: Platform, account_id: UUID) -> list[AuthCredent
 def credential_get(
     *, platform: Platform, credential_id: str, include_revoked: bool = False, lock: bool = False
 ) -> AuthCredential:
-    """With `lock` (inside a transaction), the credential's row is locked, not its account's or platform's."""
-    rows = AuthCredential.objects.for_platform(platform).select_related("account", "platform")
+    """With `lock` (inside a transaction), the credential's row is locked, not its account's or platform's.
+    Every sign-in reads its credential (compiled once: `payments.query_plans`)."""
+    pk = ids.parse(AuthCredential.ID_KIND, credential_id)
     if lock:
-        rows = rows.select_for_update(of=("self",))
-    credential = rows.filter(pk=ids.parse(AuthCredential.ID_KIND, credential_id)).first()
+        credential = plan_first("credential-get-locked", _credential_rows_locked, platform.pk, pk)
+    else:
+        credential = plan_first("credential-get", _credential_rows, platform.pk, pk)
     if credential is None or (credential.revoked_at is not None and not include_revoked):
         raise ResourceNotFound("AuthMethod")
     return credential
+
+
+def _credential_rows(platform_id: UUID, pk: UUID):
+    return AuthCredential.objects.filter(platform_id=platform_id, pk=pk).select_related(
+        "account", "platform"
+    )[:1]
+
+
+def _credential_rows_locked(platform_id: UUID, pk: UUID):
+    return _credential_rows(platform_id, pk).select_for_update(of=("self",))
 
 
 # --- bootstrap ---------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from django.utils.crypto import salted_hmac
 from payments import clock, ids, secret_box
 from payments.errors import FieldError, InvalidInput, RateLimited, ResourceNotFound, ServiceError
 from payments.models import Platform
-from payments.query_plans import plan_first
+from payments.query_plans import plan_all, plan_first, plan_insert, plan_update  # every sign-in's statements
 from payments.wire.time import utc_timestamp
 from wallets import service_keys, signed_retry
 from wallets.crypto import (
@@ -98,17 +98,28 @@ def _lock_check(credential: AuthCredential, now: dt.datetime) -> None:
 def _quota_check(credential: AuthCredential, now: dt.datetime) -> None:
     window = dt.timedelta(seconds=settings.WALLET_OTP_CHALLENGE_WINDOW_SECONDS)
     quota = settings.WALLET_OTP_CHALLENGES_PER_WINDOW
-    recent = list(
-        OtpChallenge.objects.filter(credential=credential, created_at__gt=now - window)
-        .order_by("-created_at")
-        .values_list("created_at", flat=True)[:quota]
-    )
+    recent = plan_all(f"otp-quota-{quota}", _recent_challenges(quota), credential.pk, now - window)
     if len(recent) >= quota:
         retry_after = math.ceil((recent[-1] + window - now).total_seconds())
         raise RateLimited(
             f"At most {quota} one-time codes per {int(window.total_seconds())} seconds; retry after {retry_after} seconds",
             retry_after=retry_after,
         )
+
+
+def _recent_challenges(quota: int):
+    def rows(credential_id: UUID, since: dt.datetime):
+        return (
+            OtpChallenge.objects.filter(credential_id=credential_id, created_at__gt=since)
+            .order_by("-created_at")
+            .values_list("created_at", flat=True)[:quota]
+        )
+
+    return rows
+
+
+def _latest_challenge(credential_id: UUID):
+    return OtpChallenge.objects.filter(credential_id=credential_id).order_by("-created_at", "-id")[:1]
 
 
 def otp_challenge_issue(*, credential: AuthCredential, locked: bool = False) -> str:
@@ -147,7 +158,7 @@ def _otp_challenge_issue(credential: AuthCredential) -> str:
         expires_at=now + dt.timedelta(seconds=config.get("expirationSeconds", DEFAULT_EXPIRATION_SECONDS)),
     )
     challenge.code_digest = _code_digest(challenge.id, code)
-    challenge.save(force_insert=True)
+    plan_insert([challenge])
     if settings.PRODUCTION:
         credential_id = credential.pk
         transaction.on_commit(lambda: otp_deliver(credential_id=credential_id, code=code))
@@ -182,7 +193,7 @@ def otp_verify_start(*, credential_read: Callable[[], AuthCredential], body: dic
             raise ResourceNotFound("AuthMethod")
         now = clock.now()
         _lock_check(credential, now)
-        challenge = credential.otp_challenges.order_by("-created_at", "-id").first()
+        challenge = plan_first("otp-latest-challenge", _latest_challenge, credential.pk)
         if challenge is None or challenge.used_at is not None:
             raise WalletUnauthorized("No one-time code is pending; request one with the challenge endpoint")
         if challenge.expires_at <= now:
@@ -202,7 +213,7 @@ def otp_verify_start(*, credential_read: Callable[[], AuthCredential], body: dic
             error = _failed_attempt(credential, now)
         else:
             challenge.used_at = now
-            challenge.save(update_fields=["used_at"])
+            plan_update(challenge, ["used_at"])
             if credential.otp_failed_attempts:
                 credential.otp_failed_attempts = 0
                 credential.save(update_fields=["otp_failed_attempts"])
