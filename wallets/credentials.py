@@ -18,12 +18,13 @@ from django.db import IntegrityError, transaction
 from payments import clock, ids
 from payments.errors import BadRequest, FieldError, InvalidInput, ResourceNotFound
 from payments.models import InternalAccount, Platform
+from payments.query_plans import plan_first  # the credential read of every sign-in
 from payments.wire.time import utc_timestamp
 from wallets import oidc, passkeys, signed_retry
 from wallets.accounts import wallet_account_get
 from wallets.errors import CredentialAlreadyExists, PasskeyAlreadyExists, WalletUnauthorized
 from wallets.export import wallet_create
-from wallets.models import AuthCredential, CredentialType, SignedRequest
+from wallets.models import OTP_TYPES, AuthCredential, CredentialType, SignedRequest
 from wallets.otp import otp_challenge_issue, otp_verify_start
 from wallets.sessions import (
     passkey_challenge_issue,
@@ -55,17 +56,28 @@ def credential_list(*, platform: Platform, account_id: UUID) -> list[AuthCredent
 
 
 def credential_get(
-    *, platform: Platform, credential_id: str, include_revoked: bool = False
+    *, platform: Platform, credential_id: str, include_revoked: bool = False, lock: bool = False
 ) -> AuthCredential:
-    credential = (
-        AuthCredential.objects.for_platform(platform)
-        .select_related("account", "platform")
-        .filter(pk=ids.parse(AuthCredential.ID_KIND, credential_id))
-        .first()
-    )
+    """With `lock` (inside a transaction), the credential's row is locked, not its account's or platform's.
+    Every sign-in reads its credential (compiled once: `payments.query_plans`)."""
+    pk = ids.parse(AuthCredential.ID_KIND, credential_id)
+    if lock:
+        credential = plan_first("credential-get-locked", _credential_rows_locked, platform.pk, pk)
+    else:
+        credential = plan_first("credential-get", _credential_rows, platform.pk, pk)
     if credential is None or (credential.revoked_at is not None and not include_revoked):
         raise ResourceNotFound("AuthMethod")
     return credential
+
+
+def _credential_rows(platform_id: UUID, pk: UUID):
+    return AuthCredential.objects.filter(platform_id=platform_id, pk=pk).select_related(
+        "account", "platform"
+    )[:1]
+
+
+def _credential_rows_locked(platform_id: UUID, pk: UUID):
+    return _credential_rows(platform_id, pk).select_for_update(of=("self",))
 
 
 # --- bootstrap ---------------------------------------------------------------------------------
@@ -258,9 +270,10 @@ def credential_challenge(
     *, platform: Platform, credential_id: str, client_public_key: str | None
 ) -> dict[str, Any]:
     """POST /auth/credentials/{id}/challenge: a new code (OTP) or a WebAuthn challenge (PASSKEY)."""
-    credential = credential_get(platform=platform, credential_id=credential_id)
-    if credential.is_otp:
-        return auth_method(credential, otp_bundle=otp_challenge_issue(credential=credential))
+    with transaction.atomic():  # an OTP code is issued under the credential's lock, taken as it is read
+        credential = credential_get(platform=platform, credential_id=credential_id, lock=True)
+        if credential.is_otp:
+            return auth_method(credential, otp_bundle=otp_challenge_issue(credential=credential, locked=True))
     if credential.type == CredentialType.OAUTH:
         raise BadRequest("OAUTH credentials have no challenge step; verify with a fresh OIDC token")
     if client_public_key is None:
@@ -282,16 +295,21 @@ def credential_verify(
     """POST /auth/credentials/{id}/verify, by type: OTP 202 then 200 Session; OAUTH and PASSKEY 200.
     `data` is a first leg's parsed body; None when the request names a challenge (an OTP's signed
     retry, a passkey login), whose body the signed-retry engine checks."""
-    credential = credential_get(platform=platform, credential_id=credential_id, include_revoked=True)
-    if data is not None and data["type"] != credential.type:
-        raise InvalidInput(
-            errors=[FieldError("type", f"This credential is {credential.type}", {"enum": [credential.type]})]
+
+    def locked() -> AuthCredential:
+        return _verify_target(
+            credential_get(platform=platform, credential_id=credential_id, include_revoked=True, lock=True),
+            data,
         )
+
+    if attempt.first_leg and data is not None and data["type"] in OTP_TYPES:
+        return otp_verify_start(credential_read=locked, body=attempt.body)  # one read, under the lock
+    credential = _verify_target(
+        credential_get(platform=platform, credential_id=credential_id, include_revoked=True), data
+    )
     if credential.is_otp:
         if attempt.first_leg:
-            if credential.revoked_at is not None:
-                raise ResourceNotFound("AuthMethod")
-            return otp_verify_start(credential=credential, body=attempt.body)
+            return otp_verify_start(credential_read=locked, body=attempt.body)
         return signed_retry.retry_complete(
             platform=platform, kind=Kind.OTP_VERIFY, target=credential.public_id, attempt=attempt
         )
@@ -306,6 +324,14 @@ def credential_verify(
     return oauth_verify(
         credential=credential, token=data["oidcToken"], client_public_key=data["clientPublicKey"]
     )
+
+
+def _verify_target(credential: AuthCredential, data: dict[str, Any] | None) -> AuthCredential:
+    if data is not None and data["type"] != credential.type:
+        raise InvalidInput(
+            errors=[FieldError("type", f"This credential is {credential.type}", {"enum": [credential.type]})]
+        )
+    return credential
 
 
 def oauth_token_check(

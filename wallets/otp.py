@@ -28,6 +28,7 @@ import logging
 import math
 import secrets
 import string
+from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
@@ -39,7 +40,7 @@ from django.utils.crypto import salted_hmac
 from payments import clock, ids, secret_box
 from payments.errors import FieldError, InvalidInput, RateLimited, ResourceNotFound, ServiceError
 from payments.models import Platform
-from payments.query_plans import plan_first
+from payments.query_plans import plan_all, plan_first, plan_insert, plan_update  # every sign-in's statements
 from payments.wire.time import utc_timestamp
 from wallets import service_keys, signed_retry
 from wallets.crypto import (
@@ -97,11 +98,7 @@ def _lock_check(credential: AuthCredential, now: dt.datetime) -> None:
 def _quota_check(credential: AuthCredential, now: dt.datetime) -> None:
     window = dt.timedelta(seconds=settings.WALLET_OTP_CHALLENGE_WINDOW_SECONDS)
     quota = settings.WALLET_OTP_CHALLENGES_PER_WINDOW
-    recent = list(
-        OtpChallenge.objects.filter(credential=credential, created_at__gt=now - window)
-        .order_by("-created_at")
-        .values_list("created_at", flat=True)[:quota]
-    )
+    recent = plan_all(f"otp-quota-{quota}", _recent_challenges(quota), credential.pk, now - window)
     if len(recent) >= quota:
         retry_after = math.ceil((recent[-1] + window - now).total_seconds())
         raise RateLimited(
@@ -110,10 +107,32 @@ def _quota_check(credential: AuthCredential, now: dt.datetime) -> None:
         )
 
 
-@transaction.atomic
-def otp_challenge_issue(*, credential: AuthCredential) -> str:
-    """Issue (and in production send) a new code; return `otpEncryptionTargetBundle`."""
-    credential = AuthCredential.objects.select_for_update().select_related("platform").get(pk=credential.pk)
+def _recent_challenges(quota: int):
+    def rows(credential_id: UUID, since: dt.datetime):
+        return (
+            OtpChallenge.objects.filter(credential_id=credential_id, created_at__gt=since)
+            .order_by("-created_at")
+            .values_list("created_at", flat=True)[:quota]
+        )
+
+    return rows
+
+
+def _latest_challenge(credential_id: UUID):
+    return OtpChallenge.objects.filter(credential_id=credential_id).order_by("-created_at", "-id")[:1]
+
+
+def otp_challenge_issue(*, credential: AuthCredential, locked: bool = False) -> str:
+    """Issue (and in production send) a new code; return `otpEncryptionTargetBundle`. `locked`: the
+    caller read `credential` (and its platform) under its row lock, in the transaction this joins."""
+    with transaction.atomic(savepoint=False):  # a refusal rolls back the caller's transaction
+        if not locked:
+            rows = AuthCredential.objects.select_for_update().select_related("platform")
+            credential = rows.get(pk=credential.pk)
+        return _otp_challenge_issue(credential)
+
+
+def _otp_challenge_issue(credential: AuthCredential) -> str:
     if credential.type not in (CredentialType.EMAIL_OTP, CredentialType.SMS_OTP):
         raise InvalidInput(f"{credential.type} credentials have no one-time codes")
     now = clock.now()
@@ -139,7 +158,7 @@ def otp_challenge_issue(*, credential: AuthCredential) -> str:
         expires_at=now + dt.timedelta(seconds=config.get("expirationSeconds", DEFAULT_EXPIRATION_SECONDS)),
     )
     challenge.code_digest = _code_digest(challenge.id, code)
-    challenge.save(force_insert=True)
+    plan_insert([challenge])
     if settings.PRODUCTION:
         credential_id = credential.pk
         transaction.on_commit(lambda: otp_deliver(credential_id=credential_id, code=code))
@@ -163,16 +182,18 @@ def otp_deliver(*, credential_id: Any, code: str) -> None:
     log.info("one-time code sent for %s", credential.public_id)  # never the code itself
 
 
-def otp_verify_start(*, credential: AuthCredential, body: dict[str, Any]) -> Challenge:
-    """First leg of verify: check the code; 202 with a challenge only the TEK inside may sign."""
+def otp_verify_start(*, credential_read: Callable[[], AuthCredential], body: dict[str, Any]) -> Challenge:
+    """First leg of verify: check the code; 202 with a challenge only the TEK inside may sign.
+    `credential_read()` reads the credential (with its account) and locks its row; it runs in the
+    transaction that counts a wrong code."""
     error: ServiceError | None = None
     with transaction.atomic():
-        credential = AuthCredential.objects.select_for_update().get(pk=credential.pk)
+        credential = credential_read()
         if credential.revoked_at is not None:
             raise ResourceNotFound("AuthMethod")
         now = clock.now()
         _lock_check(credential, now)
-        challenge = credential.otp_challenges.order_by("-created_at", "-id").first()
+        challenge = plan_first("otp-latest-challenge", _latest_challenge, credential.pk)
         if challenge is None or challenge.used_at is not None:
             raise WalletUnauthorized("No one-time code is pending; request one with the challenge endpoint")
         if challenge.expires_at <= now:
@@ -192,9 +213,10 @@ def otp_verify_start(*, credential: AuthCredential, body: dict[str, Any]) -> Cha
             error = _failed_attempt(credential, now)
         else:
             challenge.used_at = now
-            challenge.save(update_fields=["used_at"])
-            credential.otp_failed_attempts = 0
-            credential.save(update_fields=["otp_failed_attempts"])
+            plan_update(challenge, ["used_at"])
+            if credential.otp_failed_attempts:
+                credential.otp_failed_attempts = 0
+                credential.save(update_fields=["otp_failed_attempts"])
             issued = signed_retry.challenge_issue(
                 operation=Operation.on(credential, kind=SignedRequest.Kind.OTP_VERIFY),
                 signed_by=SignedBy.key(plaintext.public_key_hex),

@@ -24,7 +24,7 @@ from django.db import transaction
 from payments import clock, ids
 from payments.errors import FieldError, InvalidInput, ResourceNotFound
 from payments.models import Platform
-from payments.query_plans import plan_insert
+from payments.query_plans import plan_insert, plan_update
 from wallets import passkeys, signed_retry
 from wallets.crypto import (
     credential_bundle_seal,
@@ -64,7 +64,7 @@ def session_open(*, credential: AuthCredential, client_public_key: str) -> tuple
     plan_insert([session])  # every sign-in inserts one
     if credential.verified_at is None:
         credential.verified_at = now
-        credential.save(update_fields=["verified_at"])
+        plan_update(credential, ["verified_at"])
     return session, encrypted_key
 
 

@@ -13,6 +13,7 @@ from functools import wraps
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import rotate_token
 from django.urls import reverse
@@ -109,24 +110,25 @@ def login_complete(
     """Sign `account` in on this browser with the service's new `session` and its key. A new Django session key and CSRF
     token are issued (no session fixation); signing in as someone else first signs the other out."""
     previous = request.session.get(ACCOUNT)
-    custody.session_keys_forget(request)
-    if previous and previous != account.pk:
-        request.session.flush()
-    else:
+    if previous:  # only a signed-in session has a key (`custody.session_key_store`)
+        custody.session_keys_forget(request)
+    with transaction.atomic():  # the old session row goes and the key comes in one commit
+        if previous and previous != account.pk:
+            request.session.flush()
         request.session.cycle_key()
-    rotate_token(request)
-    request.session[ACCOUNT] = account.pk
-    request.session[AUTH_AT] = time.time()
-    setattr(request, ACCOUNT_CACHE, account)
-    custody.session_key_store(
-        request,
-        account=account,
-        session_id=session.id,
-        private_key_hex=private_key_hex,
-        expires_at=session.expires_at,
-        credential_id=credential_id,
-        credential_type=credential_type,
-    )
+        rotate_token(request)
+        request.session[ACCOUNT] = account.pk
+        request.session[AUTH_AT] = time.time()
+        setattr(request, ACCOUNT_CACHE, account)
+        custody.session_key_store(
+            request,
+            account=account,
+            session_id=session.id,
+            private_key_hex=private_key_hex,
+            expires_at=session.expires_at,
+            credential_id=credential_id,
+            credential_type=credential_type,
+        )
 
 
 def logout(request: HttpRequest) -> None:

@@ -26,6 +26,7 @@ from wallets.portal import sealing
 from wallets.portal.devices import device_name
 from wallets.portal.models import PortalAccount, PortalSessionKey
 from wallets.portal.service import service_client
+from wallets.portal.sweeps import Sweep
 from wallets.portal.throttle import client_ip
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,10 @@ ACCOUNT_CACHE = "_portal_account"
 
 # The service answers this when a stamp's key is not an active session of the wallet any more.
 _REJECTED_CODES = frozenset({"WALLET_SIGNATURE_INVALID"})
+
+# An expired key is deleted when its browser comes back (`current_session_key`), and the others by
+# this, on a sign-in.
+_expired_keys_sweep = Sweep()
 
 
 def _purpose(account_id: int, service_session_id: str) -> str:
@@ -87,12 +92,12 @@ def session_key_store(
     credential_id: str = "",
     credential_type: str = "",
 ) -> PortalSessionKey:
-    """Keep a new session key for this browser session, replacing (and revoking) any previous one.
-    The caller has put `account` into the session (`wallets.portal.auth.login_complete`)."""
+    """Keep a new session key for this browser session. The caller (`wallets.portal.auth.login_complete`)
+    has put `account` into the session, under a new session key, and forgotten any previous key."""
     if request.session.session_key is None:
         request.session.save()
-    session_keys_forget(request)
-    PortalSessionKey.objects.filter(expires_at__lte=timezone.now()).delete()
+    if _expired_keys_sweep.due():
+        PortalSessionKey.objects.filter(expires_at__lte=timezone.now()).delete()
     signer = KeySigner(private_key_hex)
     return PortalSessionKey.objects.create(
         account=account,

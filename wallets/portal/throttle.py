@@ -1,5 +1,6 @@
 """Rate limits of the portal's sign-in pages: fixed windows counted in the database
-(`PortalRateLimit`), so every web node sees the same counts without a shared cache.
+(`PortalRateLimit`), so every web node sees the same counts without a shared cache. Counting an
+attempt is one upsert that returns the new count; a check is one plain read.
 
 Limits (README "Portal"; each a setting): sign-up and starting a sign-in per client IP; codes sent,
 and wrong codes, per email address (by default the service's own quota and lock, so that an
@@ -15,12 +16,12 @@ import math
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db import connections, router
 from django.http import HttpRequest
 from django.utils import timezone
 
 from wallets.portal.models import PortalRateLimit
+from wallets.portal.sweeps import Sweep
 
 
 @dataclass(frozen=True)
@@ -61,36 +62,65 @@ def _wait(end: dt.datetime) -> int:
     return max(1, math.ceil((end - timezone.now()).total_seconds()))
 
 
+# Forgetting ended windows is housekeeping, not part of any count.
+_sweep = Sweep()
+
+
+def _table(connection) -> str:
+    return connection.ops.quote_name(PortalRateLimit._meta.db_table)
+
+
+def _execute(sql: str, params: list) -> tuple | None:
+    connection = connections[router.db_for_write(PortalRateLimit)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql.format(table=_table(connection)), params)
+        return cursor.fetchone() if cursor.description else None
+
+
+def _at(start: dt.datetime):
+    return connections[router.db_for_write(PortalRateLimit)].ops.adapt_datetimefield_value(start)
+
+
+def counted(limit: Limit, identity: str) -> tuple[int, int]:
+    """Count one attempt in one statement (the window's row made or incremented); its count in the
+    window, and the seconds until the window ends."""
+    key, start, end = _window(limit, identity)
+    (count,) = _execute(
+        'INSERT INTO {table} ("key", "window_start", "count") VALUES (%s, %s, 1) '
+        'ON CONFLICT ("key", "window_start") DO UPDATE SET "count" = {table}."count" + 1 '
+        'RETURNING "count"',
+        [key, _at(start)],
+    )
+    if count == 1 and _sweep.due():
+        # A new window: forget windows that ended a day ago (every limit is shorter than that).
+        _execute('DELETE FROM {table} WHERE "window_start" < %s', [_at(start - dt.timedelta(days=1))])
+    return count, _wait(end)
+
+
 def hit(limit: Limit, identity: str) -> int | None:
     """Count one attempt; the seconds to wait when this attempt is over the limit, else None."""
+    count, wait = counted(limit, identity)
+    return wait if count > limit.limit else None
+
+
+def _count(key: str, start: dt.datetime) -> int:
+    row = _execute('SELECT "count" FROM {table} WHERE "key" = %s AND "window_start" = %s', [key, _at(start)])
+    return row[0] if row is not None else 0
+
+
+def seen(limit: Limit, identity: str) -> tuple[int, int]:
+    """Without counting: the attempts counted in the current window, and the seconds until it ends."""
     key, start, end = _window(limit, identity)
-    with transaction.atomic():
-        updated = PortalRateLimit.objects.filter(key=key, window_start=start).update(count=F("count") + 1)
-        if not updated:
-            try:
-                with transaction.atomic():
-                    PortalRateLimit.objects.create(key=key, window_start=start, count=1)
-            except IntegrityError:  # another request made the row first
-                PortalRateLimit.objects.filter(key=key, window_start=start).update(count=F("count") + 1)
-            # A new window: forget windows that ended a day ago (every limit is shorter than that).
-            PortalRateLimit.objects.filter(window_start__lt=start - dt.timedelta(days=1)).delete()
-        count = PortalRateLimit.objects.get(key=key, window_start=start).count
-    return _wait(end) if count > limit.limit else None
+    return _count(key, start), _wait(end)
 
 
-def blocked(limit: Limit, identity: str) -> int | None:
-    """Without counting: the seconds to wait when the limit is already used up, else None."""
-    key, start, end = _window(limit, identity)
-    row = PortalRateLimit.objects.filter(key=key, window_start=start).first()
-    return _wait(end) if row is not None and row.count >= limit.limit else None
-
-
-def used(limit: Limit, identity: str) -> int:
-    key, start, _ = _window(limit, identity)
-    row = PortalRateLimit.objects.filter(key=key, window_start=start).first()
-    return row.count if row is not None else 0
+def blocked(limit: Limit, identity: str, *, seen_now: tuple[int, int] | None = None) -> int | None:
+    """Without counting: the seconds to wait when the limit is already used up, else None.
+    `seen_now`: what `seen` just answered, instead of asking again."""
+    count, wait = seen_now or seen(limit, identity)
+    return wait if count >= limit.limit else None
 
 
 def reset(limit: Limit, identity: str) -> None:
     key, start, _ = _window(limit, identity)
-    PortalRateLimit.objects.filter(key=key, window_start=start).delete()
+    _execute('DELETE FROM {table} WHERE "key" = %s AND "window_start" = %s', [key, _at(start)])

@@ -172,12 +172,13 @@ def login_methods_view(request: HttpRequest) -> HttpResponse:
     return _identity_page(request, METHODS_PAGE)
 
 
-def _locked_until(state: dict[str, Any]) -> dt.datetime | None:
-    """The end of a lock (the service's `lockedUntil`, or the portal's wrong-code limit), if any."""
+def _locked_until(state: dict[str, Any], wrong_codes: tuple[int, int] | None = None) -> dt.datetime | None:
+    """The end of a lock (the service's `lockedUntil`, or the portal's wrong-code limit), if any.
+    `wrong_codes`: the address's wrong codes as `throttle.seen` just read them."""
     until = dt.datetime.fromisoformat(state["locked_until"]) if state.get("locked_until") else None
     if until is not None and until > timezone.now():
         return until
-    wait = throttle.blocked(throttle.WRONG_CODE_PER_EMAIL, state["email"])
+    wait = throttle.blocked(throttle.WRONG_CODE_PER_EMAIL, state["email"], seen_now=wrong_codes)
     return timezone.now() + dt.timedelta(seconds=wait) if wait else None
 
 
@@ -200,8 +201,8 @@ def _code_context(request: HttpRequest, state: dict[str, Any], **extra: Any) -> 
 
 def _wrong_code(state: dict[str, Any]) -> str:
     """Count a wrong code for the address (accounts or not alike) and say how many tries are left."""
-    throttle.hit(throttle.WRONG_CODE_PER_EMAIL, state["email"])
-    left = throttle.WRONG_CODE_PER_EMAIL.limit - throttle.used(throttle.WRONG_CODE_PER_EMAIL, state["email"])
+    count, _ = throttle.counted(throttle.WRONG_CODE_PER_EMAIL, state["email"])
+    left = throttle.WRONG_CODE_PER_EMAIL.limit - count
     if left <= 0:
         return ""  # the lock message takes over
     return f"{WRONG_CODE} You have {left} {'try' if left == 1 else 'tries'} left."
@@ -221,7 +222,8 @@ def login_code_view(request: HttpRequest) -> HttpResponse:
     )
     if isinstance(code, HttpResponse):
         return code
-    if _locked_until(state):
+    wrong_codes = throttle.seen(throttle.WRONG_CODE_PER_EMAIL, state["email"])
+    if _locked_until(state, wrong_codes):
         return code_step_page(request, CODE_PAGE, _code_context(request, state), part="code-form", status=423)
 
     account = PortalAccount.objects.filter(pk=state["account_id"]).first() if state["account_id"] else None
@@ -253,7 +255,8 @@ def login_code_view(request: HttpRequest) -> HttpResponse:
             request, CODE_PAGE, _code_context(request, state, error=error), part="code-form"
         )
 
-    throttle.reset(throttle.WRONG_CODE_PER_EMAIL, state["email"])
+    if wrong_codes[0]:
+        throttle.reset(throttle.WRONG_CODE_PER_EMAIL, state["email"])
     next_url = safe_next(request, state.get("next"))
     request.session.pop(PENDING, None)
     request.session.pop(IDENTITY, None)
