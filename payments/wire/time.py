@@ -9,7 +9,19 @@ from rest_framework import serializers
 
 
 def utc_timestamp(value: dt.datetime) -> str:
-    return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    # What isoformat(timespec="milliseconds") writes for UTC, with "Z" for "+00:00"; formatted by hand
+    # because a page of transactions renders sixty of these (isoformat took half its rendering time).
+    if value.tzinfo is not dt.UTC:
+        value = value.astimezone(dt.UTC)
+    return "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (  # noqa: UP031 (faster than an f-string here)
+        value.year,
+        value.month,
+        value.day,
+        value.hour,
+        value.minute,
+        value.second,
+        value.microsecond // 1000,
+    )
 
 
 def last_instant_rendered_as(value: dt.datetime) -> dt.datetime:
