@@ -24,14 +24,15 @@ def ping_task(token: str) -> str:
 
 
 @shared_task(bind=True)
-def webhook_deliver_task(self, event_id: str) -> None:
+def webhook_deliver_task(self, event_id: str, again: bool = False) -> None:
     """One delivery attempt; a no-op unless the event is PENDING and due (repeats are harmless). In a
     worker the attempt joins the process's next batch (payments/webhook_worker.py); called directly
-    (tests, the shell) it is made now."""
+    (tests, the shell) it is made now. `again`: queued by a redelivery, so never taken for the
+    repeat of an attempt this worker already made."""
     if self.request.called_directly or self.request.is_eager:
         webhook_deliver(event_id=UUID(event_id))
     else:
-        webhook_deliver_later(event_id=UUID(event_id))
+        webhook_deliver_later(event_id=UUID(event_id), again=again)
 
 
 @worker_shutdown.connect  # the solo pool's process

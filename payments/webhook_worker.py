@@ -10,7 +10,8 @@ so a quiet worker adds no delay; under load the batches grow by themselves. A ba
 out at the pace of the endpoint, not of the broker: a full batch is followed at once by another for
 the same platforms. The tasks of the events it delivered come later and need nothing: the deliverer
 remembers those ids for SENT_SECONDS and drops the first task of each without a query (an id it does
-not remember costs one query per batch, which finds it delivered).
+not remember costs one query per batch, which finds it delivered). A redelivery's task says so
+(`again`) and is always taken.
 
 The task's message is acknowledged before the attempt, which the database covers: an event is
 PENDING until an attempt's outcome is recorded. A worker that dies loses only ids in memory, and the
@@ -58,7 +59,9 @@ class _Deliverer:
         self._thread = threading.Thread(target=self._run, name="webhook-deliverer", daemon=True)
         self._thread.start()
 
-    def put(self, event_id: UUID) -> None:
+    def put(self, event_id: UUID, *, again: bool) -> None:
+        if again:  # a redelivery: the event's earlier delivery no longer covers its task
+            self._sent.pop(event_id, None)
         self._inbox.put(event_id)
 
     def _take(self, *, wait: bool = True) -> list[UUID]:
@@ -71,7 +74,7 @@ class _Deliverer:
             except queue.Empty:
                 break
         # A task queued twice (e.g. by the sweeper) is one attempt; a task whose event a backlog batch
-        # of ours delivered meanwhile needs none (its first task only: a later one may be a redelivery).
+        # of ours delivered meanwhile needs none (its first task only; a redelivery's is never dropped).
         recent = time.monotonic() - SENT_SECONDS
         unknown = float("-inf")
         return [
@@ -142,14 +145,14 @@ _lock = threading.Lock()
 _instance: _Deliverer | None = None
 
 
-def webhook_deliver_later(*, event_id: UUID) -> None:
+def webhook_deliver_later(*, event_id: UUID, again: bool = False) -> None:
     """Queue an attempt at this event in this process's next batch (a worker's task body)."""
     global _instance
     if _instance is None:
         with _lock:
             if _instance is None:
                 _instance = _Deliverer()
-    _instance.put(event_id)
+    _instance.put(event_id, again=again)
 
 
 def webhook_deliverer_stop(timeout: float = STOP_SECONDS) -> None:

@@ -94,12 +94,13 @@ def webhook_sign(body: bytes, *, key: ec.EllipticCurvePrivateKey | None = None) 
 # --- emitting -------------------------------------------------------------------------------------
 
 
-def _enqueue(event_id: UUID, *, countdown: float | None = None) -> None:
+def _enqueue(event_id: UUID, *, countdown: float | None = None, again: bool = False) -> None:
     """Queue a delivery task without waiting for the broker (project/publishing.py). If it cannot be
-    queued, the event is marked unqueued and the sweeper queues it on its next run."""
+    queued, the event is marked unqueued and the sweeper queues it on its next run. `again` marks a
+    redelivery (payments/tasks.py)."""
     publish(
         task_named(DELIVER_TASK),
-        (str(event_id),),
+        (str(event_id), True) if again else (str(event_id),),
         countdown=countdown,
         on_failure=lambda: _unqueued(event_id),
     )
@@ -473,7 +474,7 @@ def webhook_redeliver(*, event_ids: list[UUID]) -> int:
         updated_at=now,
     )
     for event_id in event_ids:
-        transaction.on_commit(lambda event_id=event_id: _enqueue(event_id))
+        transaction.on_commit(lambda event_id=event_id: _enqueue(event_id, again=True))
     return count
 
 

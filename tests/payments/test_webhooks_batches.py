@@ -191,6 +191,26 @@ def test_the_later_tasks_of_events_a_backlog_batch_delivered_cost_no_batch(recei
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_redelivery_of_an_event_a_backlog_batch_delivered_goes_out_again_at_once(receivers, monkeypatch):
+    receiver = receivers[0]
+    events = emit(PlatformFactory(webhook_endpoint=receiver.url), 2)
+    webhook_worker.webhook_deliver_later(event_id=events[0].pk)  # the backlog batch sends both
+    deadline = time.monotonic() + 20
+    while len(receiver.requests) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    queued = []
+    monkeypatch.setattr(webhooks, "_enqueue", lambda event_id, **kwargs: queued.append((event_id, kwargs)))
+    webhooks.webhook_redeliver(event_ids=[events[1].pk])  # the operator's action, before its first task
+    assert queued == [(events[1].pk, {"again": True})]
+    webhook_worker.webhook_deliver_later(event_id=events[1].pk, again=True)  # what that task does
+    while len(receiver.requests) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    webhook_worker.webhook_deliverer_stop()
+    assert receiver.event_ids() == [events[0].public_id, events[1].public_id, events[1].public_id]
+    assert statuses(events) == [Status.DELIVERED] * 2
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_stopping_deliverer_finishes_its_batch_and_hands_the_waiting_ids_to_the_sweeper(monkeypatch):
     platform = PlatformFactory(webhook_endpoint="http://127.0.0.1:9/hooks")
     first, *waiting = emit(platform, 3)
