@@ -53,33 +53,36 @@ class _Deliverer:
     def __init__(self) -> None:
         # Small: the ids of a backlog's later events are redundant (a batch claims them from the
         # table), and a task that waits here leaves the interpreter to the deliverer meanwhile.
-        self._inbox: queue.Queue[UUID] = queue.Queue(maxsize=settings.WEBHOOK_BATCH_SIZE)
+        # Each id comes with its task's `again`: a redelivery's task is never dropped.
+        self._inbox: queue.Queue[tuple[UUID, bool]] = queue.Queue(maxsize=settings.WEBHOOK_BATCH_SIZE)
         self._stopping = threading.Event()
         self._sent: dict[UUID, float] = {}  # events our batches delivered (by id) → when; oldest first
         self._thread = threading.Thread(target=self._run, name="webhook-deliverer", daemon=True)
         self._thread.start()
 
     def put(self, event_id: UUID, *, again: bool) -> None:
-        if again:  # a redelivery: the event's earlier delivery no longer covers its task
-            self._sent.pop(event_id, None)
-        self._inbox.put(event_id)
+        self._inbox.put((event_id, again))
 
     def _take(self, *, wait: bool = True) -> list[UUID]:
-        event_ids = []
+        tasks = []
         if wait:
-            event_ids.append(self._inbox.get())
-        while len(event_ids) < settings.WEBHOOK_BATCH_SIZE:
+            tasks.append(self._inbox.get())
+        while len(tasks) < settings.WEBHOOK_BATCH_SIZE:
             try:
-                event_ids.append(self._inbox.get_nowait())
+                tasks.append(self._inbox.get_nowait())
             except queue.Empty:
                 break
         # A task queued twice (e.g. by the sweeper) is one attempt; a task whose event a backlog batch
-        # of ours delivered meanwhile needs none (its first task only; a redelivery's is never dropped).
+        # of ours delivered meanwhile needs none (its first task only; a redelivery's is never dropped,
+        # even when the batch that delivered the event before is recorded after the redelivery's task
+        # came in: the decision is taken here, on the deliverer's thread, after that batch).
         recent = time.monotonic() - SENT_SECONDS
         unknown = float("-inf")
-        return [
-            event_id for event_id in dict.fromkeys(event_ids) if self._sent.pop(event_id, unknown) < recent
-        ]
+        taken: dict[UUID, None] = {}
+        for event_id, again in tasks:
+            if self._sent.pop(event_id, unknown) < recent or again:
+                taken[event_id] = None
+        return list(taken)
 
     def _note_sent(self, deliveries: list[Delivery], named: list[UUID]) -> None:
         """Remember the events the batch delivered whose task is still to come (not among `named`)."""
@@ -121,10 +124,10 @@ class _Deliverer:
         waiting = []
         while True:
             try:
-                waiting.append(self._inbox.get_nowait())
+                waiting.append(self._inbox.get_nowait()[0])
             except queue.Empty:
                 break
-        self._inbox.put_nowait(_WAKE)  # for a thread waiting for an id: it ends
+        self._inbox.put_nowait((_WAKE, False))  # for a thread waiting for an id: it ends
         self._thread.join(timeout)
         self._hand_back(waiting)
 

@@ -194,15 +194,26 @@ def test_the_later_tasks_of_events_a_backlog_batch_delivered_cost_no_batch(recei
 def test_a_redelivery_of_an_event_a_backlog_batch_delivered_goes_out_again_at_once(receivers, monkeypatch):
     receiver = receivers[0]
     events = emit(PlatformFactory(webhook_endpoint=receiver.url), 2)
+    sent, redelivery_queued = threading.Event(), threading.Event()
+    real = webhook_worker.webhook_deliver_backlog
+
+    def held(*, event_ids):
+        deliveries = real(event_ids=event_ids)
+        if not sent.is_set():  # the first batch: the redelivery's task comes in before it is noted
+            sent.set()
+            redelivery_queued.wait(10)
+        return deliveries
+
+    monkeypatch.setattr(webhook_worker, "webhook_deliver_backlog", held)
     webhook_worker.webhook_deliver_later(event_id=events[0].pk)  # the backlog batch sends both
-    deadline = time.monotonic() + 20
-    while len(receiver.requests) < 2 and time.monotonic() < deadline:
-        time.sleep(0.02)
+    assert sent.wait(20)
     queued = []
     monkeypatch.setattr(webhooks, "_enqueue", lambda event_id, **kwargs: queued.append((event_id, kwargs)))
     webhooks.webhook_redeliver(event_ids=[events[1].pk])  # the operator's action, before its first task
     assert queued == [(events[1].pk, {"again": True})]
     webhook_worker.webhook_deliver_later(event_id=events[1].pk, again=True)  # what that task does
+    redelivery_queued.set()
+    deadline = time.monotonic() + 20
     while len(receiver.requests) < 3 and time.monotonic() < deadline:
         time.sleep(0.02)
     webhook_worker.webhook_deliverer_stop()
