@@ -3,10 +3,17 @@ factors and issued challenges (payment, login, enrollment). Rules: `payments/sca
 
 from __future__ import annotations
 
+import datetime as dt
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from payments.models.base import PlatformScoped
+
+if TYPE_CHECKING:
+    from payments.models.customers import Customer
 
 ScaFactor = models.TextChoices("ScaFactor", "SMS_OTP TOTP PASSKEY")
 
@@ -101,3 +108,20 @@ class ScaChallenge(PlatformScoped):
 
     def __str__(self) -> str:
         return f"{self.public_id} {self.kind} {self.factor} ({self.status})"
+
+    @classmethod
+    def new(
+        cls, customer: Customer, *, kind: str, factor: str, at: dt.datetime, **fields: Any
+    ) -> ScaChallenge:
+        """An unsaved challenge of `kind` for `customer`, issued `at`; it lapses SCA_CHALLENGE_SECONDS
+        later unless `expires_at` is given."""
+        fields.setdefault("expires_at", at + dt.timedelta(seconds=settings.SCA_CHALLENGE_SECONDS))
+        return cls(
+            platform_id=customer.platform_id,
+            customer=customer,
+            kind=kind,
+            factor=factor,
+            **fields,
+            created_at=at,
+            updated_at=at,
+        )

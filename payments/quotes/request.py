@@ -30,6 +30,14 @@ class QuoteRequest:
     sca_factor: str | None = None  # preferred factor of an SCA challenge issued at creation
     same_currency: bool = False  # transfer-in/out: both ends must hold the same currency
 
+    def texts(self) -> dict[str, str]:
+        """The free texts the quote and its transaction both keep."""
+        return {
+            "description": self.description,
+            "remittance_information": self.remittance_information,
+            "purpose_of_payment": self.purpose_of_payment,
+        }
+
 
 @dataclass
 class End:
@@ -43,6 +51,14 @@ class End:
     @property
     def account(self) -> InternalAccount | ExternalAccount | None:
         return self.internal or self.external
+
+    def columns(self, side: str) -> dict[str, Any]:
+        """This end as the quote's columns of `side` ("source" or "destination")."""
+        return {
+            f"{side}_kind": self.kind,
+            f"{side}_internal_account": self.internal,
+            f"{side}_external_account": self.external,
+        }
 
 
 @dataclass
@@ -59,3 +75,17 @@ class Ends:
     receiving: str = ""
     rail: str = ""
     rail_mode: str = ""
+
+    def columns(self) -> dict[str, Any]:
+        """Both ends as the quote's columns."""
+        return {
+            **self.source.columns("source"),
+            **self.destination.columns("destination"),
+            "customer": self.customer,
+            "destination_uma_address": self.uma_address,
+            "rail": self.rail,
+            "rail_selection_mode": self.rail_mode,
+            "funding_rail": self.funding_rail,
+            "sending_currency": self.sending,
+            "receiving_currency": self.receiving,
+        }

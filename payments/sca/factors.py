@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -85,16 +84,13 @@ def sca_passkey_enroll_start(*, platform: Platform, customer_id: UUID, factor: s
             user_name=name,
             user_display_name=customer.display_name or name,
         )
-        ScaChallenge.objects.create(
-            platform_id=customer.platform_id,
-            customer=customer,
+        ScaChallenge.new(
+            customer,
             kind=Kind.ENROLLMENT,
             factor=ScaFactor.PASSKEY,
+            at=now,
             webauthn_challenge=b64url(challenge),
-            expires_at=now + dt.timedelta(seconds=settings.SCA_CHALLENGE_SECONDS),
-            created_at=now,
-            updated_at=now,
-        )
+        ).save(force_insert=True)
     return PasskeyEnrollment(
         options=options,
         allowed_origins=list(settings.WEBAUTHN_ALLOWED_ORIGINS),

@@ -87,16 +87,7 @@ def sca_login_start(*, platform: Platform, customer_id: UUID, factor: str) -> Lo
                     ]
                 )
         _cancel_pending(customer, Kind.LOGIN)
-        challenge = ScaChallenge(
-            id=ids.uuid7(),
-            platform_id=customer.platform_id,
-            customer=customer,
-            kind=Kind.LOGIN,
-            factor=factor,
-            expires_at=now + dt.timedelta(seconds=settings.SCA_CHALLENGE_SECONDS),
-            created_at=now,
-            updated_at=now,
-        )
+        challenge = ScaChallenge.new(customer, kind=Kind.LOGIN, factor=factor, at=now)
         if passkey is None:
             minutes = max(1, settings.SCA_CHALLENGE_SECONDS // 60)
             _code_set(

@@ -15,7 +15,7 @@ from uuid import UUID
 from django.conf import settings
 from django.db import transaction
 
-from payments import clock, ids, money
+from payments import clock, money
 from payments.errors import BadRequest, Conflict, FieldError, InvalidInput, RateLimited, ServiceError
 from payments.models import Customer, Platform, Quote, ScaChallenge, ScaFactor, ScaPasskey, Transaction
 from payments.rails import RailEvent, Step
@@ -91,22 +91,11 @@ def _payment_text(quote: Quote, purpose: str) -> str:
 def _issue(quote: Quote, *, step: int, factor: str, now: dt.datetime) -> ScaChallenge:
     """Issue step `step` of the quote's sequence (its lock held)."""
     purpose = sca_plan(quote)[step - 1]
-    expires_at = now + dt.timedelta(seconds=settings.SCA_CHALLENGE_SECONDS)
-    if quote.source_kind == Quote.SourceKind.REALTIME:
-        expires_at = min(expires_at, quote.expires_at)  # the instructions must still be payable
-    challenge = ScaChallenge(
-        id=ids.uuid7(),
-        platform_id=quote.platform_id,
-        customer=quote.customer,
-        kind=Kind.PAYMENT,
-        factor=factor,
-        quote=quote,
-        step=step,
-        purpose=purpose,
-        expires_at=expires_at,
-        created_at=now,
-        updated_at=now,
+    challenge = ScaChallenge.new(
+        quote.customer, kind=Kind.PAYMENT, factor=factor, at=now, quote=quote, step=step, purpose=purpose
     )
+    if quote.source_kind == Quote.SourceKind.REALTIME:  # the instructions must still be payable
+        challenge.expires_at = min(challenge.expires_at, quote.expires_at)
     if factor == ScaFactor.SMS_OTP:
         _code_set(challenge, quote.customer, _payment_text(quote, purpose), now)
     else:
