@@ -116,12 +116,5 @@ class ScaChallenge(PlatformScoped):
         """An unsaved challenge of `kind` for `customer`, issued `at`; it lapses SCA_CHALLENGE_SECONDS
         later unless `expires_at` is given."""
         fields.setdefault("expires_at", at + dt.timedelta(seconds=settings.SCA_CHALLENGE_SECONDS))
-        return cls(
-            platform_id=customer.platform_id,
-            customer=customer,
-            kind=kind,
-            factor=factor,
-            **fields,
-            created_at=at,
-            updated_at=at,
-        )
+        fields.update(created_at=at, updated_at=at)
+        return cls(platform_id=customer.platform_id, customer=customer, kind=kind, factor=factor, **fields)

@@ -9,15 +9,8 @@ from rest_framework import serializers
 
 from payments import ids
 from payments.models import BeneficialOwner, Customer
+from payments.wire import kyc
 from payments.wire.ids import PublicIdField
-from payments.wire.kyc import (
-    ID_TYPES,
-    AddressSerializer,
-    country_field,
-    identification_errors,
-    phone_field,
-    without_nulls,
-)
 from payments.wire.parsing import ApiSerializer, CrossCheckedSerializer
 from payments.wire.time import IsoDateField, UtcDateTimeField, utc_timestamp
 
@@ -27,25 +20,25 @@ class BeneficialOwnerPersonalInfoUpdateSerializer(CrossCheckedSerializer):
     middleName = serializers.CharField(max_length=100, required=False)
     lastName = serializers.CharField(min_length=1, max_length=100, required=False)
     birthDate = IsoDateField(required=False)
-    nationality = country_field(required=False)
+    nationality = kyc.country_field(required=False)
     email = serializers.EmailField(max_length=254, required=False)
-    phoneNumber = phone_field(required=False)
-    address = AddressSerializer(required=False)
-    idType = serializers.ChoiceField(choices=ID_TYPES, required=False)
+    phoneNumber = kyc.phone_field(required=False)
+    address = kyc.AddressSerializer(required=False)
+    idType = serializers.ChoiceField(choices=kyc.ID_TYPES, required=False)
     identifier = serializers.CharField(min_length=1, max_length=64, required=False)
-    countryOfIssuance = country_field(required=False)
+    countryOfIssuance = kyc.country_field(required=False)
 
     def cross_field_errors(self, data: Mapping[str, Any]) -> dict[str, str]:
-        return identification_errors(data)
+        return kyc.identification_errors(data)
 
 
 class BeneficialOwnerPersonalInfoSerializer(BeneficialOwnerPersonalInfoUpdateSerializer):
     firstName = serializers.CharField(min_length=1, max_length=100)
     lastName = serializers.CharField(min_length=1, max_length=100)
     birthDate = IsoDateField()
-    nationality = country_field()
-    address = AddressSerializer()
-    idType = serializers.ChoiceField(choices=ID_TYPES)
+    nationality = kyc.country_field()
+    address = kyc.AddressSerializer()
+    idType = serializers.ChoiceField(choices=kyc.ID_TYPES)
     identifier = serializers.CharField(min_length=1, max_length=64)
 
 
@@ -85,7 +78,7 @@ class BeneficialOwnerSerializer(serializers.Serializer):
             "roles": list(instance.roles),
             "ownershipPercentage": instance.ownership_percentage,
             # stored already validated in the wire shape; the identifier is kept sealed beside it
-            "personalInfo": without_nulls(
+            "personalInfo": kyc.without_nulls(
                 {**(instance.personal_info or {}), "identifier": instance.identifier}
             ),
             "kycStatus": instance.kyc_status,
