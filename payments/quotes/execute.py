@@ -151,15 +151,9 @@ def execute_locked(quote: Quote, txn: Transaction) -> None:
     if internal:
         events = payout_events(quote, txn)
     else:
-        events = rail_adapter().pull(
-            Pull(
-                transaction_id=txn.pk,
-                external_account=quote.source_external_account,
-                rail=quote.funding_rail,
-                currency=quote.sending_currency,
-                amount=quote.total_sending_amount,
-            )
-        )
+        # The instruction's (transaction, rail, currency, amount): the quote's sending side.
+        sending = (txn.pk, quote.funding_rail, quote.sending_currency, quote.total_sending_amount)
+        events = rail_adapter().pull(Pull(*sending, external_account=quote.source_external_account))
     _processing(quote, txn, events, now=now, usd_value=value)
 
 
