@@ -210,10 +210,7 @@ class SignedRequest(PlatformScoped):
     delivered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [
-            models.Index(fields=["status", "settle_at"]),
-            models.Index(fields=["account", "status"]),
-        ]
+        indexes = [models.Index(fields=["status", "settle_at"]), models.Index(fields=["account", "status"])]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.public_id} ({self.status})"

@@ -88,11 +88,11 @@ class ScaChallenge(PlatformScoped):
     step = models.PositiveSmallIntegerField(default=1)
     purpose = models.CharField(max_length=32, blank=True)
     expires_at = models.DateTimeField()
+    verified_at = models.DateTimeField(null=True, blank=True)
     code_digest = models.CharField(max_length=64, blank=True)  # SMS_OTP: HMAC of the code
-    webauthn_challenge = models.CharField(max_length=128, blank=True)  # PASSKEY and enrollment
     codes_sent = models.PositiveSmallIntegerField(default=0)
     last_sent_at = models.DateTimeField(null=True, blank=True)
-    verified_at = models.DateTimeField(null=True, blank=True)
+    webauthn_challenge = models.CharField(max_length=128, blank=True)  # PASSKEY and enrollment
 
     class Meta:
         indexes = [
