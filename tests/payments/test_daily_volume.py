@@ -139,9 +139,11 @@ def _send(platform, source, payee, amount) -> Transaction:
 def test_the_volume_starts_again_at_midnight(sender):
     platform, source, payee = sender
     _send(platform, source, payee, 10_000)
+    before = int(_until_midnight().total_seconds())
     with pytest.raises(RateLimited) as refused:
         _send(platform, source, payee, 10_000)
-    assert refused.value.retry_after == int(_until_midnight().total_seconds()) + 1
+    after = int(_until_midnight().total_seconds())  # a second may pass on a busy machine
+    assert after + 1 <= refused.value.retry_after <= before + 1
     clock.advance(_until_midnight() + dt.timedelta(seconds=1))
     _send(platform, source, payee, 10_000)
 
