@@ -42,11 +42,13 @@ def _challenge_expired(challenge: ScaChallenge, what: str) -> BadRequest:
     )
 
 
-def _cancel_pending(customer: Customer, kind: str) -> None:
-    """A new login or enrollment replaces the customer's pending one (profile lock held)."""
-    for challenge in ScaChallenge.objects.select_for_update().filter(
+def _cancel_pending(customer: Customer, kind: str, *, factor: str | None = None) -> None:
+    """A new login or enrollment replaces the customer's pending one (of `factor`, when given; profile
+    lock held)."""
+    pending = ScaChallenge.objects.select_for_update().filter(
         customer=customer, kind=kind, status=Status.PENDING
-    ):
+    )
+    for challenge in pending.filter(factor=factor) if factor else pending:
         sca_challenge_transition(challenge, Status.CANCELLED)
 
 
