@@ -375,6 +375,7 @@ def _security_page(request: HttpRequest, *, phone_form: PhoneForm | None = None,
         "phone": sca_steps.phone_words(phone) if phone else "",
         "phone_form": phone_form or PhoneForm(),
         "passkey": passkey,
+        "totp": next((f for f in factors or [] if f.factor == "TOTP"), None),
         "fresh": auth_is_fresh(request),
     }
     return no_store(page(request, SECURITY_PAGE, context, status=status))
