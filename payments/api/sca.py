@@ -279,23 +279,15 @@ class ScaFactorListEnrollApi(APIView):
         platform = request.auth.platform
         if body["type"] == "TOTP":
             totp = sca_totp_enroll_start(platform=platform, customer_id=customer_id)
-            return Response(
-                {
-                    "type": "TOTP",
-                    "secret": totp.secret,
-                    "secretBase32Encoded": totp.secret_base32,
-                    "totpUri": totp.uri,
-                }
-            )
-        started = sca_passkey_enroll_start(platform=platform, customer_id=customer_id)
-        return Response(
-            {
-                "type": "PASSKEY",
-                "options": started.options,
-                "allowedOrigins": started.allowed_origins,
-                "relyingPartyId": started.relying_party_id,
+            material = {"secret": totp.secret, "secretBase32Encoded": totp.secret_base32, "totpUri": totp.uri}
+        else:
+            passkey = sca_passkey_enroll_start(platform=platform, customer_id=customer_id)
+            material = {
+                "options": passkey.options,
+                "allowedOrigins": passkey.allowed_origins,
+                "relyingPartyId": passkey.relying_party_id,
             }
-        )
+        return Response({"type": body["type"], **material})
 
 
 class ScaFactorConfirmApi(APIView):

@@ -59,3 +59,20 @@ def _pending_challenge(quote: Quote) -> ScaChallenge | None:
         .order_by("-step")
         .first()
     )
+
+
+def _pending_enrollment(customer: Customer, factor: str) -> ScaChallenge:
+    """The customer's latest pending enrollment of `factor`, locked (profile lock held); 400 when none."""
+    challenge = (
+        ScaChallenge.objects.select_for_update()
+        .filter(customer=customer, kind=Kind.ENROLLMENT, factor=factor, status=Status.PENDING)
+        .order_by("-created_at")
+        .first()
+    )
+    if challenge is None:
+        what = "passkey" if factor == "PASSKEY" else factor
+        raise _proof_refused(
+            f"No {what} enrollment is pending for this customer; start one with POST /sca/factors",
+            "NO_ENROLLMENT_PENDING",
+        )
+    return challenge

@@ -21,6 +21,7 @@ from payments.sca.challenges import (
     _cancel_pending,
     _challenge_expired,
     _pending_challenge,
+    _pending_enrollment,
     sca_challenge_transition,
 )
 from payments.sca.errors import NOT_COMPLETED, PasskeyAlreadyEnrolled, _proof_refused
@@ -110,17 +111,7 @@ def sca_passkey_enroll_confirm(
         _profile_lock(customer)
         if ScaPasskey.objects.filter(customer=customer).exists():
             raise PasskeyAlreadyEnrolled("The customer already has a passkey", customerId=customer.public_id)
-        challenge = (
-            ScaChallenge.objects.select_for_update()
-            .filter(customer=customer, kind=Kind.ENROLLMENT, factor=ScaFactor.PASSKEY, status=Status.PENDING)
-            .order_by("-created_at")
-            .first()
-        )
-        if challenge is None:
-            raise _proof_refused(
-                "No passkey enrollment is pending for this customer; start one with POST /sca/factors",
-                "NO_ENROLLMENT_PENDING",
-            )
+        challenge = _pending_enrollment(customer, ScaFactor.PASSKEY)
         now = clock.now()
         if challenge.expires_at <= now:
             refusal = _challenge_expired(challenge, "passkey enrollment")

@@ -30,6 +30,7 @@ from payments.sca.challenges import (
     Status,
     _cancel_pending,
     _challenge_expired,
+    _pending_enrollment,
     sca_challenge_transition,
 )
 from payments.sca.errors import _proof_refused
@@ -155,17 +156,7 @@ def sca_totp_enroll_confirm(
         if locked := _lock_check(profile, now):
             raise locked
         _refuse_second_totp(customer)
-        challenge = (
-            ScaChallenge.objects.select_for_update()
-            .filter(customer=customer, kind=Kind.ENROLLMENT, factor=ScaFactor.TOTP, status=Status.PENDING)
-            .order_by("-created_at")
-            .first()
-        )
-        if challenge is None:
-            raise _proof_refused(
-                "No TOTP enrollment is pending for this customer; start one with POST /sca/factors",
-                "NO_ENROLLMENT_PENDING",
-            )
+        challenge = _pending_enrollment(customer, ScaFactor.TOTP)
         secret_base32 = challenge.secret
         if not _same_secret(secret, secret_base32):
             raise _proof_refused(

@@ -65,6 +65,8 @@ def _totp_page(request: HttpRequest, state: dict[str, str], **extra: Any) -> Htt
         "secret_text": _grouped(state["base32"]),
         "uri": state["uri"],
         "form": extra.pop("form", None) or CodeForm(),
+        "code_url": reverse("portal:sca-totp"),
+        "submit": "Add the app",
         **extra,
     }
     return no_store(page(request, TOTP_PAGE, context, partial="totp-form"))
