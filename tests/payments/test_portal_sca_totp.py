@@ -65,3 +65,29 @@ def test_enroll_an_authenticator_app_with_a_qr_code_then_reset_it(portal_platfor
     assert completed.status_code == 302 and completed["Location"] == "/payment-security/"
     assert not ScaTotp.objects.exists()
     assert "Your authenticator app was removed" in browser.get("/payment-security/").content.decode()
+
+
+def test_confirm_its_you_with_the_app_or_a_recovery_code(portal_platform):
+    browser = eu_person("app@example.com")
+    secret = _secret(browser.get("/payment-security/authenticator/").content.decode())
+    enrolled = browser.post("/payment-security/authenticator/", {"code": pyotp.TOTP(secret).at(clock.now())})
+    codes = re.findall(r"<code>([A-Z2-9-]{14})</code>", enrolled.content.decode())
+
+    login = browser.get("/payment-security/confirm/?next=/home/").content.decode()
+    assert "data-app-login" in login and "Lost the app? A recovery code works once instead." in login
+    used = browser.post(
+        "/payment-security/confirm/app/", {"code": pyotp.TOTP(secret).at(clock.now()), "next": "/home/"}
+    )
+    assert used.status_code == 400 and "That code was already used" in used.content.decode()
+    bad = browser.post("/payment-security/confirm/app/", {"code": "12-34", "next": "/home/"})
+    assert bad.status_code == 400 and "Enter the 6 digits from your app" in bad.content.decode()
+
+    clock.advance(dt.timedelta(seconds=30))
+    fresh = browser.post(
+        "/payment-security/confirm/app/", {"code": pyotp.TOTP(secret).at(clock.now()), "next": "/home/"}
+    )
+    assert fresh.status_code == 302 and fresh["Location"] == "/home/"
+    recovery = browser.post("/payment-security/confirm/app/", {"code": codes[0].lower(), "next": "/home/"})
+    assert recovery.status_code == 302
+    again = browser.post("/payment-security/confirm/app/", {"code": codes[0], "next": "/home/"})
+    assert again.status_code == 400 and "Check the code your app shows now" in again.content.decode()

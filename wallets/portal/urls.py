@@ -85,4 +85,5 @@ urlpatterns = [
         "payment-security/confirm/code/resend/", sca.sca_login_code_resend_view, name="sca-login-code-resend"
     ),
     path("payment-security/confirm/passkey/", sca.sca_login_passkey_view, name="sca-login-passkey"),
+    path("payment-security/confirm/app/", sca_factors.sca_login_app_view, name="sca-login-app"),
 ]

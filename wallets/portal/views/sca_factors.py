@@ -1,6 +1,6 @@
-"""More ways to approve payments (people in an SCA region): an authenticator app (TOTP), and resetting
-a lost one through the service's liveness-gated factor reset. Everything goes through the service
-client.
+"""More ways to confirm it's you for payments (people in an SCA region): an authenticator app (TOTP),
+the SCA login with its codes, and resetting a lost one through the service's liveness-gated factor
+reset. Everything goes through the service client.
 
 The app's secret comes from the service; the page shows its `otpauth://` URI as a QR code (an inline
 SVG made here with segno, so no script and no request elsewhere) and the secret as text to type in.
@@ -17,16 +17,17 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.safestring import mark_safe
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from payments.client import BadRequest, Conflict, Locked, RateLimited, ServiceError
-from wallets.portal import throttle
+from wallets.portal import sca_steps, throttle
 from wallets.portal.auth import auth_is_fresh, reauth_redirect, signed_in_service_view
 from wallets.portal.devices import device_name
-from wallets.portal.forms import CodeForm
+from wallets.portal.forms import AppCodeForm, CodeForm
 from wallets.portal.http import go, no_store, page
 from wallets.portal.service import service_client
 from wallets.portal.views.money import _account
+from wallets.portal.views.sca import login_next, login_page
 from wallets.portal.wording import explain
 
 TOTP_PAGE = "wallets/portal/sca_totp.html"
@@ -34,6 +35,9 @@ RESET_PAGE = "wallets/portal/sca_reset.html"
 TOTP = "portal_sca_totp"  # session: the enrollment waiting for its first code {secret, base32, uri}
 RESET = "portal_sca_reset"  # session: the factor reset in progress {reset_id, factor}
 RESETTABLE = {"TOTP": "authenticator app", "PASSKEY": "payment passkey"}
+APP_CODE_WRONG = (
+    "That code isn’t right. Check the code your app shows now, or your recovery code, and try again."
+)
 _RESTART_REASONS = ("NO_ENROLLMENT_PENDING", "SECRET_MISMATCH", "CHALLENGE_EXPIRED")
 
 
@@ -166,3 +170,42 @@ def sca_reset_view(request: HttpRequest) -> HttpResponse:
     if context["reset"].terminal:
         request.session.pop(RESET, None)
     return no_store(page(request, RESET_PAGE, context, partial="reset-status"))
+
+
+# --- the SCA login with the app -----------------------------------------------------------------
+
+
+@require_POST
+@signed_in_service_view
+def sca_login_app_view(request: HttpRequest) -> HttpResponse:
+    """Confirm it's you with a code from the authenticator app (or a recovery code)."""
+    client = service_client()
+    customer_id = _account(request).customer_id
+    next_url = login_next(request)
+    form = AppCodeForm(request.POST)
+    error = ""
+    if form.is_valid():
+        wait = throttle.hit(throttle.CODE_PER_IP, throttle.client_ip(request))
+        if wait:
+            error = "Too many attempts from your network. Please try again later."
+        else:
+            try:
+                client.sca.login_start(customer_id, "TOTP")
+                done = client.sca.login_complete(
+                    customer_id,
+                    factor="TOTP",
+                    code=form.cleaned_data["code"],
+                    end_user_ip_address=throttle.client_ip(request),
+                )
+            except (BadRequest, Locked) as exc:
+                wrong = (exc.details or {}).get("reason") == "INVALID_CODE"
+                error = APP_CODE_WRONG if wrong else explain(exc)
+            else:
+                sca_steps.login_until_set(request, done.session_expires_at)
+                messages.success(request, "Thank you. You can approve payments now.")
+                return go(request, next_url)
+    try:
+        factors = client.sca.factors(customer_id)
+    except Conflict:
+        return go(request, reverse("portal:sca-security"))
+    return login_page(request, client, factors, next_url, app_form=form, app_error=error, status=400)
