@@ -351,6 +351,9 @@ class ScaLoginStartApi(APIView):
 
     @_operation("startScaLogin", request=ScaLoginStartRequestSerializer, responses=ScaLoginStartSerializer)
     def post(self, request: Request) -> Response:
+        """`SMS_OTP` sends a code (`challengeId`, `expiresAt`); `PASSKEY` answers WebAuthn request
+        options; `TOTP` answers only the factor (the code comes from the app; 400 without an enrolled
+        TOTP factor)."""
         customer_id, body = _customer_and_body(request, ScaLoginStartRequestSerializer)
         started = sca_login_start(
             platform=request.auth.platform, customer_id=customer_id, factor=body["factor"]
@@ -374,6 +377,10 @@ class ScaLoginCompleteApi(APIView):
         "completeScaLogin", request=ScaLoginCompleteRequestSerializer, responses=ScaLoginCompleteSerializer
     )
     def post(self, request: Request) -> Response:
+        """The proof of the started factor. `TOTP`: the app's current code, accepted for the current
+        30-second step and one step either side (±30 seconds of clock drift), never twice (nor an
+        older one after it: `details.reason` CODE_ALREADY_USED); one of the factor's unused recovery
+        codes is taken instead, once. In sandbox, the SMS/TOTP code is always `123456`."""
         customer_id, body = _customer_and_body(request, ScaLoginCompleteRequestSerializer)
         profile = sca_login_complete(
             platform=request.auth.platform,

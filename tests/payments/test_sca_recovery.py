@@ -308,3 +308,9 @@ def test_staff_decide_in_the_admin(api, eu, settings, admin_client):
         follow=True,
     )
     assert "cannot move" in again.content.decode()
+    _, codes = enroll_totp(api, eu)  # production: the app's real code
+    totp_page = admin_client.get(
+        f"/admin/payments/scatotp/{ScaTotp.objects.get().pk}/change/"
+    ).content.decode()
+    assert eu.platform_customer_id in totp_page or str(eu) in totp_page
+    assert ScaTotp.objects.get().secret_sealed not in totp_page and codes[0] not in totp_page
