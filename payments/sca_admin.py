@@ -1,23 +1,34 @@
-"""The operator's read-only view of Strong Customer Authentication: each customer's profile (failed
-attempts, lock-out, login session), enrolled passkeys and challenges. Nothing secret is shown (a
-challenge's code is kept only as an HMAC, and that is left out)."""
+"""The operator's view of Strong Customer Authentication: each customer's profile (failed attempts,
+lock-out, login session), enrolled passkeys and TOTP factors, challenges, and factor resets, where
+staff record a liveness check's outcome (production: no liveness provider is connected). Nothing
+secret is shown (codes, TOTP secrets and recovery codes are kept sealed or as digests, and left out)."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
 
-from payments.models import ScaChallenge, ScaPasskey, ScaProfile
+from payments.errors import ServiceError
+from payments.models import ScaChallenge, ScaFactorReset, ScaPasskey, ScaProfile, ScaTotp
 from payments.money_admin import ReadOnlyAdmin
+from payments.sca.resets import sca_factor_reset_review
 
 
 @admin.register(ScaProfile)
 class ScaProfileAdmin(ReadOnlyAdmin):
-    list_display = ("customer", "failed_attempts", "locked_until", "session_factor", "session_expires_at")
+    list_display = (
+        "customer",
+        "failed_attempts",
+        "locked_until",
+        "suspended",
+        "session_factor",
+        "session_expires_at",
+    )
     search_fields = ("customer__email", "customer__platform_customer_id")
     fields = (
         "customer",
         "failed_attempts",
         "locked_until",
+        "suspended",
         "session_factor",
         "session_started_at",
         "session_expires_at",
@@ -57,3 +68,39 @@ class ScaChallengeAdmin(ReadOnlyAdmin):
         "verified_at",
         "created_at",
     )
+
+
+@admin.register(ScaTotp)
+class ScaTotpAdmin(ReadOnlyAdmin):
+    list_display = ("customer", "name", "last_used_at", "created_at")
+    search_fields = ("customer__email", "customer__platform_customer_id")
+    fields = ("customer", "name", "last_used_at", "created_at")
+
+
+@admin.register(ScaFactorReset)
+class ScaFactorResetAdmin(ReadOnlyAdmin):
+    list_display = ("public_id", "customer", "factor", "status", "expires_at", "decided_at", "completed_at")
+    list_filter = ("factor", "status")
+    search_fields = ("customer__email", "customer__platform_customer_id")
+    fields = list_display[1:]
+    actions = ("liveness_passed", "liveness_rejected")
+
+    def has_review_permission(self, request) -> bool:
+        return request.user.has_perm("payments.change_scafactorreset")
+
+    def _review(self, request, queryset, *, passed: bool) -> None:
+        for reset in queryset:
+            try:
+                reviewed = sca_factor_reset_review(reset=reset, passed=passed)
+            except ServiceError as exc:
+                self.message_user(request, f"{reset.public_id}: {exc.message}", messages.ERROR)
+            else:
+                self.message_user(request, f"{reset.public_id}: {reviewed.status}", messages.SUCCESS)
+
+    @admin.action(description="The liveness check passed", permissions=["review"])
+    def liveness_passed(self, request, queryset) -> None:
+        self._review(request, queryset, passed=True)
+
+    @admin.action(description="The liveness check failed", permissions=["review"])
+    def liveness_rejected(self, request, queryset) -> None:
+        self._review(request, queryset, passed=False)

@@ -205,6 +205,10 @@ SPECTACULAR_SETTINGS = {
         "OauthTypeEnum": ["OAUTH"],
         "PasskeyTypeEnum": ["PASSKEY"],
         "ScaFactorTypeEnum": ["TOTP", "PASSKEY"],
+        "TotpTypeEnum": ["TOTP"],
+        "SecurityEventTypeEnum": "payments.sca.profile.SECURITY_EVENTS",
+        "TwoFactorResetStatusEnum": "payments.models.ScaFactorResetStatus",
+        "EnrollmentStatusEnum": ["PENDING", "COMPLETED"],
         "ScaFactorEnum": "payments.wire.sca.FACTORS",
         "IndividualCustomerTypeEnum": ["INDIVIDUAL"],
         "BusinessCustomerTypeEnum": ["BUSINESS"],
@@ -399,8 +403,7 @@ WALLET_SANDBOX_SLOW_SECONDS = env_int("WALLET_SANDBOX_SLOW_SECONDS", default=5) 
 # Strong Customer Authentication (payments/sca/; README "Strong Customer Authentication").
 SCA_CHALLENGE_SECONDS = env_int("SCA_CHALLENGE_SECONDS", default=300)
 SCA_SESSION_DAYS = env_int("SCA_SESSION_DAYS", default=180)
-SCA_MAX_FAILED_ATTEMPTS = env_int("SCA_MAX_FAILED_ATTEMPTS", default=5)
-SCA_LOCK_SECONDS = env_int("SCA_LOCK_SECONDS", default=900)
+SCA_RESET_SECONDS = env_int("SCA_RESET_SECONDS", default=1800)  # a factor reset's window
 SCA_RESEND_COOLDOWN_SECONDS = env_int("SCA_RESEND_COOLDOWN_SECONDS", default=30)
 SCA_CODES_PER_CHALLENGE = env_int("SCA_CODES_PER_CHALLENGE", default=5)
 SCA_LOGIN_CODES_PER_WINDOW = env_int("SCA_LOGIN_CODES_PER_WINDOW", default=5)

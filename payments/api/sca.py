@@ -1,12 +1,13 @@
-"""Strong Customer Authentication: `/sca/...` (factors, login) and `/quotes/{quoteId}/authorize[/resend]`.
+"""Strong Customer Authentication: `/sca/...` (factors, login) and `/quotes/{quoteId}/authorize[/resend]`;
+security events and factor resets: `payments/api/sca_recovery.py`.
 
-Rules in `payments/sca.py`. Every endpoint answers 409 CONFLICT for a customer outside an SCA region.
+Rules in `payments/sca/`. Every endpoint answers 409 CONFLICT for a customer outside an SCA region.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NoReturn
+from typing import Any
 from uuid import UUID
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
@@ -18,18 +19,18 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.api.parsing import ApiSerializer, DiscriminatedSerializer, parse_body
 from payments.api.quotes import QuoteSerializer, render_quote
-from payments.api.schema import operations, path_parameter
+from payments.api.schema import one_of, operations, path_parameter
 from payments.errors import FieldError, InvalidInput
 from payments.sca.factors import (
     sca_factor_delete,
     sca_factor_list,
-    sca_not_supported,
     sca_passkey_enroll_confirm,
     sca_passkey_enroll_start,
 )
 from payments.sca.login import sca_login_complete, sca_login_start
 from payments.sca.payment_challenges import quote_authorize, quote_authorize_resend, sca_quote_check
 from payments.sca.proofs import ScaProof
+from payments.sca.totp import RECOVERY_CODE_PATTERN, sca_totp_enroll_confirm, sca_totp_enroll_start
 from payments.wire.parsing import CrossCheckedSerializer
 from payments.wire.sca import FACTORS
 from payments.wire.time import utc_timestamp
@@ -77,10 +78,28 @@ class ScaFactorListSerializer(serializers.Serializer):
 
 
 class ScaFactorEnrollRequestSerializer(ApiSerializer):
-    type = serializers.ChoiceField(choices=["TOTP", "PASSKEY"], help_text="TOTP answers 501 here")
+    type = serializers.ChoiceField(
+        choices=["TOTP", "PASSKEY"], help_text="The factor to enroll (SMS_OTP needs no enrollment)"
+    )
 
     class Meta:
         ref_name = "ScaFactorEnrollRequestOneOf"
+
+
+class TotpEnrollmentStartSerializer(serializers.Serializer):
+    """The shared secret a customer's authenticator app needs to enroll a TOTP factor: scan `totpUri`
+    (an `otpauth://` provisioning URI) or type `secretBase32Encoded`, then confirm with the first code
+    the app shows."""
+
+    type = serializers.ChoiceField(choices=["TOTP"])
+    secret = serializers.CharField(
+        help_text="The raw shared secret (20 bytes, lowercase hex); send it back on confirm"
+    )
+    secretBase32Encoded = serializers.CharField(help_text="The same secret in base32, for typing into an app")
+    totpUri = serializers.CharField(help_text="The otpauth:// provisioning URI (the QR code's payload)")
+
+    class Meta:
+        ref_name = "TotpEnrollmentStart"
 
 
 class PasskeyEnrollmentStartSerializer(serializers.Serializer):
@@ -90,24 +109,50 @@ class PasskeyEnrollmentStartSerializer(serializers.Serializer):
     relyingPartyId = serializers.CharField()
 
     class Meta:
-        ref_name = "ScaFactorEnrollStartOneOf"
+        ref_name = "PasskeyEnrollmentStart"
+
+
+ENROLL_START_ONE_OF = one_of(
+    "ScaFactorEnrollStartOneOf",
+    {"TOTP": TotpEnrollmentStartSerializer, "PASSKEY": PasskeyEnrollmentStartSerializer},
+    discriminator="type",
+)
+_SIX_DIGITS = r"^\d{6}$"
 
 
 class ScaFactorConfirmRequestSerializer(DiscriminatedSerializer):
     type = serializers.ChoiceField(choices=["TOTP", "PASSKEY"])
-    origin = serializers.CharField(required=False, max_length=2048)
+    origin = serializers.CharField(required=False, max_length=2048, help_text="PASSKEY: the page origin")
     credential = serializers.DictField(
         required=False, help_text="The WebAuthn credential (RegistrationResponseJSON, `credential.toJSON()`)"
     )
     name = serializers.CharField(required=False, max_length=100, allow_blank=True)
-    secret = serializers.CharField(required=False)
-    code = serializers.CharField(required=False)
+    secret = serializers.CharField(
+        required=False, max_length=128, help_text="TOTP: the start's `secret` (its base32 form is taken too)"
+    )
+    code = serializers.RegexField(
+        _SIX_DIGITS, required=False, help_text="TOTP: the app's current code (sandbox: also `123456`)"
+    )
 
     discriminator = "type"
-    required_for = {"PASSKEY": {"origin": "is required for PASSKEY", "credential": "is required for PASSKEY"}}
+    required_for = {
+        "PASSKEY": {"origin": "is required for PASSKEY", "credential": "is required for PASSKEY"},
+        "TOTP": {"secret": "is required for TOTP", "code": "is required for TOTP"},
+    }
 
     class Meta:
         ref_name = "ScaFactorConfirmRequestOneOf"
+
+
+class TotpEnrollmentConfirmSerializer(serializers.Serializer):
+    """The one-time recovery codes of the TOTP factor just enrolled: shown this once (only digests are
+    kept). Each stands in once for a code at an SCA login with factor TOTP."""
+
+    type = serializers.ChoiceField(choices=["TOTP"])
+    recoveryCodes = serializers.ListField(child=serializers.CharField())
+
+    class Meta:
+        ref_name = "TotpEnrollmentConfirmResponse"
 
 
 class PasskeyEnrollmentConfirmSerializer(serializers.Serializer):
@@ -115,7 +160,14 @@ class PasskeyEnrollmentConfirmSerializer(serializers.Serializer):
     factor = ScaFactorViewSerializer()
 
     class Meta:
-        ref_name = "ScaFactorConfirmResponseOneOf"
+        ref_name = "PasskeyEnrollmentConfirmResponse"
+
+
+ENROLL_CONFIRM_ONE_OF = one_of(
+    "ScaFactorConfirmResponseOneOf",
+    {"TOTP": TotpEnrollmentConfirmSerializer, "PASSKEY": PasskeyEnrollmentConfirmSerializer},
+    discriminator="type",
+)
 
 
 class ScaLoginStartRequestSerializer(ApiSerializer):
@@ -157,6 +209,12 @@ class _ProofFields(CrossCheckedSerializer):
 
 class ScaLoginCompleteRequestSerializer(_ProofFields):
     factor = serializers.ChoiceField(choices=FACTORS)
+    code = serializers.RegexField(
+        rf"^(\d{{6}}|{RECOVERY_CODE_PATTERN})$",
+        required=False,
+        allow_null=True,
+        help_text="SMS_OTP, TOTP: the code; TOTP also takes one of its unused recovery codes",
+    )
     endUserIpAddress = serializers.IPAddressField()
     challengeId = serializers.CharField(required=False, allow_null=True)
 
@@ -210,21 +268,26 @@ class ScaFactorListEnrollApi(APIView):
     @_operation(
         "startScaFactorEnrollment",
         request=ScaFactorEnrollRequestSerializer,
-        responses=PasskeyEnrollmentStartSerializer,
+        responses=ENROLL_START_ONE_OF,
     )
     def post(self, request: Request) -> Response:
+        """`TOTP`: a new shared secret (`secret`, `secretBase32Encoded`, `totpUri`), pending until
+        confirmed (15 minutes); one TOTP factor per customer (409 when there is one: reset it).
+        `PASSKEY`: WebAuthn registration options; one passkey per customer (409
+        PASSKEY_ALREADY_ENROLLED)."""
         customer_id, body = _customer_and_body(request, ScaFactorEnrollRequestSerializer)
-        started = sca_passkey_enroll_start(
-            platform=request.auth.platform, customer_id=customer_id, factor=body["type"]
-        )
-        return Response(
-            {
-                "type": "PASSKEY",
-                "options": started.options,
-                "allowedOrigins": started.allowed_origins,
-                "relyingPartyId": started.relying_party_id,
+        platform = request.auth.platform
+        if body["type"] == "TOTP":
+            totp = sca_totp_enroll_start(platform=platform, customer_id=customer_id)
+            material = {"secret": totp.secret, "secretBase32Encoded": totp.secret_base32, "totpUri": totp.uri}
+        else:
+            passkey = sca_passkey_enroll_start(platform=platform, customer_id=customer_id)
+            material = {
+                "options": passkey.options,
+                "allowedOrigins": passkey.allowed_origins,
+                "relyingPartyId": passkey.relying_party_id,
             }
-        )
+        return Response({"type": body["type"], **material})
 
 
 class ScaFactorConfirmApi(APIView):
@@ -233,14 +296,28 @@ class ScaFactorConfirmApi(APIView):
     @_operation(
         "confirmScaFactorEnrollment",
         request=ScaFactorConfirmRequestSerializer,
-        responses=PasskeyEnrollmentConfirmSerializer,
+        responses=ENROLL_CONFIRM_ONE_OF,
     )
     def post(self, request: Request) -> Response:
+        """`TOTP`: the start's `secret` and the first code the app shows. Codes are RFC 6238 (six
+        digits, 30-second steps) and are accepted for the current step and one step either side
+        (±30 seconds of clock drift). In sandbox, the TOTP code is always `123456`. Answers ten
+        one-time `recoveryCodes`, shown this once. `PASSKEY`: the WebAuthn `credential` and the
+        `origin` it was made on; answers the enrolled factor."""
         customer_id, body = _customer_and_body(request, ScaFactorConfirmRequestSerializer)
+        platform = request.auth.platform
+        if body["type"] == "TOTP":
+            codes = sca_totp_enroll_confirm(
+                platform=platform,
+                customer_id=customer_id,
+                secret=body["secret"],
+                code=body["code"],
+                name=body.get("name", ""),
+            )
+            return Response({"type": "TOTP", "recoveryCodes": codes})
         passkey = sca_passkey_enroll_confirm(
-            platform=request.auth.platform,
+            platform=platform,
             customer_id=customer_id,
-            factor=body["type"],
             credential=body.get("credential"),
             origin=body.get("origin"),
             name=body.get("name", ""),
@@ -274,6 +351,9 @@ class ScaLoginStartApi(APIView):
 
     @_operation("startScaLogin", request=ScaLoginStartRequestSerializer, responses=ScaLoginStartSerializer)
     def post(self, request: Request) -> Response:
+        """`SMS_OTP` sends a code (`challengeId`, `expiresAt`); `PASSKEY` answers WebAuthn request
+        options; `TOTP` answers only the factor (the code comes from the app; 400 without an enrolled
+        TOTP factor)."""
         customer_id, body = _customer_and_body(request, ScaLoginStartRequestSerializer)
         started = sca_login_start(
             platform=request.auth.platform, customer_id=customer_id, factor=body["factor"]
@@ -297,6 +377,10 @@ class ScaLoginCompleteApi(APIView):
         "completeScaLogin", request=ScaLoginCompleteRequestSerializer, responses=ScaLoginCompleteSerializer
     )
     def post(self, request: Request) -> Response:
+        """The proof of the started factor. `TOTP`: the app's current code, accepted for the current
+        30-second step and one step either side (±30 seconds of clock drift), never twice (nor an
+        older one after it: `details.reason` CODE_ALREADY_USED); one of the factor's unused recovery
+        codes is taken instead, once. In sandbox, the SMS/TOTP code is always `123456`."""
         customer_id, body = _customer_and_body(request, ScaLoginCompleteRequestSerializer)
         profile = sca_login_complete(
             platform=request.auth.platform,
@@ -335,58 +419,3 @@ class QuoteAuthorizeResendApi(APIView):
     def post(self, request: Request, quoteId: str) -> Response:
         quote_authorize_resend(platform=request.auth.platform, quote_id=ids.parse("Quote", quoteId))
         return Response(status=204)
-
-
-# --- not offered ------------------------------------------------------------------------------------
-
-
-class _NotSupportedApi(APIView):
-    """409 outside an SCA region, otherwise 501 NOT_IMPLEMENTED."""
-
-    operation = ""
-
-    def _refuse(self, request: Request) -> NoReturn:
-        sca_not_supported(
-            platform=request.auth.platform, customer_id=_customer_id(request), operation=self.operation
-        )
-
-
-_NOT_IMPLEMENTED = {501: OpenApiResponse(description="Not supported by this service (NOT_IMPLEMENTED)")}
-
-
-class ScaRecordEventApi(_NotSupportedApi):
-    required_permissions = {"POST": "TRANSACT"}
-    operation = "Recording security events"
-
-    @_operation("recordSecurityEvent", request=None, responses=_NOT_IMPLEMENTED)
-    def post(self, request: Request) -> NoReturn:
-        self._refuse(request)
-
-
-class ScaFactorResetApi(_NotSupportedApi):
-    operation = "Resetting a lost SCA factor"
-
-    @_operation("startTwoFactorReset", request=None, responses=_NOT_IMPLEMENTED)
-    def post(self, request: Request) -> NoReturn:
-        self._refuse(request)
-
-
-_RESET_ID = path_parameter("resetId")
-
-
-class ScaFactorResetDetailApi(_NotSupportedApi):
-    operation = "Resetting a lost SCA factor"
-
-    @_operation("getTwoFactorResetStatus", parameters=[_CUSTOMER, _RESET_ID], responses=_NOT_IMPLEMENTED)
-    def get(self, request: Request, resetId: str) -> NoReturn:
-        self._refuse(request)
-
-
-class ScaFactorResetCompleteApi(_NotSupportedApi):
-    operation = "Resetting a lost SCA factor"
-
-    @_operation(
-        "completeTwoFactorReset", parameters=[_CUSTOMER, _RESET_ID], request=None, responses=_NOT_IMPLEMENTED
-    )
-    def post(self, request: Request, resetId: str) -> NoReturn:
-        self._refuse(request)

@@ -22,11 +22,13 @@ from payments.api.sca import (
     ScaFactorConfirmApi,
     ScaFactorDeleteApi,
     ScaFactorListEnrollApi,
+    ScaLoginCompleteApi,
+    ScaLoginStartApi,
+)
+from payments.api.sca_recovery import (
     ScaFactorResetApi,
     ScaFactorResetCompleteApi,
     ScaFactorResetDetailApi,
-    ScaLoginCompleteApi,
-    ScaLoginStartApi,
     ScaRecordEventApi,
 )
 from payments.api.tokens import TokenDetailApi, TokenListCreateApi

@@ -448,8 +448,60 @@ class PasskeyEnrollment:
 
 
 @record
+class TotpEnrollment:
+    """The authenticator app's shared secret: show `totp_uri` as a QR code and
+    `secret_base32_encoded` as text; confirm with `secret` and the first code the app shows."""
+
+    type: str
+    secret: str
+    secret_base32_encoded: str
+    totp_uri: str
+    raw: dict[str, Any] = _raw()
+
+
+@record
+class SecurityState:
+    """The customer's login-security state after a recorded event (`sca.record_event`)."""
+
+    event_type: str
+    suspended: bool
+    failed_attempts: int
+    locked_until: dt.datetime | None = None
+    raw: dict[str, Any] = _raw()
+
+
+@record
+class FactorResetStart:
+    """A factor reset just opened: poll `sca.factor_reset(reset_id)` until LIVENESS_PASSED."""
+
+    reset_id: str
+    expires_at: dt.datetime | None = None
+    liveness_access_token: str | None = None
+    verification_link: str | None = None
+    raw: dict[str, Any] = _raw()
+
+
+@record
+class FactorReset:
+    """A factor reset's status: INITIATED, PENDING_REVIEW, LIVENESS_PASSED (complete it now), or one
+    of the terminal COMPLETED, REJECTED, EXPIRED."""
+
+    status: str
+    factor: str
+    expires_at: dt.datetime
+    enrollment_status: str | None = None
+    completed_at: dt.datetime | None = None
+    raw: dict[str, Any] = _raw()
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in ("COMPLETED", "REJECTED", "EXPIRED")
+
+
+@record
 class ScaLoginStart:
-    """SMS_OTP: `challenge_id` (send it back with the code). PASSKEY: `passkey_options`."""
+    """SMS_OTP: `challenge_id` (send it back with the code). PASSKEY: `passkey_options`. TOTP: nothing
+    (the code comes from the app)."""
 
     factor: str
     challenge_id: str | None = None

@@ -20,6 +20,8 @@ from payments.client.models import (
     Customer,
     ExchangeRate,
     ExternalAccount,
+    FactorReset,
+    FactorResetStart,
     InternalAccount,
     KycLink,
     Page,
@@ -31,7 +33,9 @@ from payments.client.models import (
     ScaFactor,
     ScaLoginComplete,
     ScaLoginStart,
+    SecurityState,
     Session,
+    TotpEnrollment,
     Transaction,
     WalletExport,
     camel,
@@ -531,9 +535,9 @@ class Quotes(_Group):
 
 
 class Sca(_Group):
-    """Strong Customer Authentication of a customer in an SCA region (EU/EEA): factors and the SCA
-    login that opens the session `quotes.authorize` needs. Outside a region every call raises
-    Conflict."""
+    """Strong Customer Authentication of a customer in an SCA region (EU/EEA): factors (passkey,
+    TOTP), the SCA login that opens the session `quotes.authorize` needs, security events and
+    factor resets. Outside a region every call raises Conflict."""
 
     def factors(self, customer_id: str) -> list[ScaFactor]:
         body = self._get("sca/factors", customerId=customer_id)
@@ -561,6 +565,63 @@ class Sca(_Group):
         if not isinstance(data, dict):
             raise UnexpectedResponse("expected a JSON object", body=data)
         return from_wire(ScaFactor, data.get("factor"))
+
+    def start_totp_enrollment(self, customer_id: str) -> TotpEnrollment:
+        """A new authenticator-app secret (one TOTP factor per customer: Conflict when there is one)."""
+        response = self._t.call(
+            "POST", "sca/factors", params=query(customerId=customer_id), json_body={"type": "TOTP"}
+        )
+        return from_wire(TotpEnrollment, json_of(response))
+
+    def confirm_totp_enrollment(
+        self, customer_id: str, *, secret: str, code: str, name: str | None = None
+    ) -> list[str]:
+        """`secret` from the start and the app's current code; answers the recovery codes, shown
+        to the person this once."""
+        body = wire({"type": "TOTP", "secret": secret, "code": code, "name": name})
+        response = self._t.call(
+            "POST", "sca/factors/confirm", params=query(customerId=customer_id), json_body=body
+        )
+        data = json_of(response)
+        codes = data.get("recoveryCodes") if isinstance(data, dict) else None
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise UnexpectedResponse("expected {recoveryCodes: [...]}", body=data)
+        return codes
+
+    def record_event(self, customer_id: str, event_type: str) -> SecurityState:
+        """`FAILED_LOGIN_ATTEMPT` (your own sign-in failed) or `RESET_PASSWORD_COMPLETED`. Raises
+        Locked while the customer is locked or suspended."""
+        response = self._t.call(
+            "POST",
+            "sca/record-event",
+            params=query(customerId=customer_id),
+            json_body={"eventType": event_type},
+        )
+        return from_wire(SecurityState, json_of(response))
+
+    def start_factor_reset(self, customer_id: str, factor: str) -> FactorResetStart:
+        """Open a liveness-gated reset of a lost factor (SMS_OTP, TOTP or PASSKEY)."""
+        response = self._t.call(
+            "POST", "sca/factors/reset", params=query(customerId=customer_id), json_body={"factor": factor}
+        )
+        return from_wire(FactorResetStart, json_of(response))
+
+    def factor_reset(self, customer_id: str, reset_id: str) -> FactorReset:
+        return from_wire(
+            FactorReset, self._get(f"sca/factors/reset/{segment(reset_id)}", customerId=customer_id)
+        )
+
+    def complete_factor_reset(
+        self, customer_id: str, reset_id: str, *, mobile: dict[str, str] | None = None
+    ) -> None:
+        """Clear the factor once the reset is LIVENESS_PASSED (BadRequest before). An SMS_OTP reset
+        takes the new `mobile` ({"countryCode": "+49", "number": "15112345678"})."""
+        self._t.call(
+            "POST",
+            f"sca/factors/reset/{segment(reset_id)}/complete",
+            params=query(customerId=customer_id),
+            json_body=wire({"mobile": mobile}),
+        )
 
     def delete_factor(self, customer_id: str, credential_id: str) -> None:
         self._t.call("DELETE", f"sca/factors/{segment(credential_id)}", params=query(customerId=customer_id))

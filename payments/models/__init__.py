@@ -19,7 +19,16 @@ from payments.models.ledger import LedgerAccount, LedgerJournal, LedgerPosting
 from payments.models.limits import DailyVolume
 from payments.models.platforms import ApiToken, Platform
 from payments.models.quotes import Quote, QuoteStatus, ReceiverLookup
-from payments.models.sca import ScaChallenge, ScaChallengeStatus, ScaFactor, ScaPasskey, ScaProfile
+from payments.models.sca import (
+    ScaChallenge,
+    ScaChallengeStatus,
+    ScaFactor,
+    ScaFactorReset,
+    ScaFactorResetStatus,
+    ScaPasskey,
+    ScaProfile,
+    ScaTotp,
+)
 from payments.models.service_keys import ServiceKey
 from payments.models.transactions import Transaction, TransactionStatus
 from payments.models.webhooks import WebhookAttempt, WebhookEvent
@@ -50,8 +59,11 @@ __all__ = [
     "ScaChallenge",
     "ScaChallengeStatus",
     "ScaFactor",
+    "ScaFactorReset",
+    "ScaFactorResetStatus",
     "ScaPasskey",
     "ScaProfile",
+    "ScaTotp",
     "ServiceKey",
     "Transaction",
     "TransactionStatus",

@@ -1,5 +1,6 @@
 """Strong Customer Authentication: a customer's SCA state (lock-out, login session), enrolled passkey
-factors and issued challenges (payment, login, enrollment). Rules: `payments/sca.py`."""
+and TOTP factors, issued challenges (payment, login, enrollment) and factor resets. Rules:
+`payments/sca/`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from payments import secret_box
 from payments.models.base import PlatformScoped
 
 if TYPE_CHECKING:
@@ -34,6 +36,7 @@ class ScaProfile(PlatformScoped):
     customer = models.OneToOneField("payments.Customer", on_delete=models.CASCADE, related_name="+")
     failed_attempts = models.PositiveIntegerField(default=0)
     locked_until = models.DateTimeField(null=True, blank=True)
+    suspended = models.BooleanField(default=False)  # locked with no expiry; a password reset lifts it
     session_started_at = models.DateTimeField(null=True, blank=True)
     session_expires_at = models.DateTimeField(null=True, blank=True)
     session_factor = models.CharField(max_length=16, choices=ScaFactor.choices, blank=True)
@@ -66,6 +69,30 @@ class ScaPasskey(PlatformScoped):
         return self.name or self.credential_id[:16]
 
 
+class ScaTotp(PlatformScoped):
+    """An enrolled TOTP factor (authenticator app). At most one per customer. The shared secret is
+    kept sealed; `last_used_step` is the time step of the last code accepted, so a code (or an older
+    one) is never accepted twice; recovery codes are kept only as digests and each is used once."""
+
+    ID_KIND = "ScaTotp"
+
+    customer = models.ForeignKey("payments.Customer", on_delete=models.CASCADE, related_name="+")
+    secret_sealed = models.TextField()
+    secret = secret_box.sealed_text(field="secret_sealed", purpose="sca.totp-secret")
+    name = models.CharField(max_length=100, blank=True)
+    last_used_step = models.BigIntegerField(default=0)
+    recovery_code_digests = models.JSONField(default=list, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["customer"], name="sca_one_totp_per_customer"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name or f"TOTP of {self.customer_id}"
+
+
 class ScaChallenge(PlatformScoped):
     """One issued challenge. Payment challenges belong to a quote (`step` of its sequence, `purpose`);
     login and enrollment challenges to the customer alone. Change `status` only through
@@ -93,6 +120,8 @@ class ScaChallenge(PlatformScoped):
     codes_sent = models.PositiveSmallIntegerField(default=0)
     last_sent_at = models.DateTimeField(null=True, blank=True)
     webauthn_challenge = models.CharField(max_length=128, blank=True)  # PASSKEY and enrollment
+    secret_sealed = models.TextField(blank=True)  # a TOTP enrollment's pending secret
+    secret = secret_box.sealed_text(field="secret_sealed", purpose="sca.totp-enrollment-secret")
 
     class Meta:
         indexes = [
@@ -118,3 +147,37 @@ class ScaChallenge(PlatformScoped):
         fields.setdefault("expires_at", at + dt.timedelta(seconds=settings.SCA_CHALLENGE_SECONDS))
         fields.update(created_at=at, updated_at=at)
         return cls(platform_id=customer.platform_id, customer=customer, kind=kind, factor=factor, **fields)
+
+
+class ScaFactorResetStatus(models.TextChoices):
+    INITIATED = "INITIATED"
+    PENDING_REVIEW = "PENDING_REVIEW"
+    LIVENESS_PASSED = "LIVENESS_PASSED"
+    COMPLETED = "COMPLETED"
+    REJECTED = "REJECTED"
+    EXPIRED = "EXPIRED"
+
+
+class ScaFactorReset(PlatformScoped):
+    """A liveness-gated reset of a lost factor (`resetId`). Change `status` only through
+    `payments.sca.resets.sca_factor_reset_transition`."""
+
+    ID_KIND = "ScaFactorReset"
+    Status = ScaFactorResetStatus
+
+    customer = models.ForeignKey("payments.Customer", on_delete=models.CASCADE, related_name="+")
+    factor = models.CharField(max_length=16, choices=ScaFactor.choices)
+    status = models.CharField(
+        max_length=16, choices=ScaFactorResetStatus.choices, default=ScaFactorResetStatus.INITIATED
+    )
+    expires_at = models.DateTimeField()
+    decided_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["customer", "created_at"], name="sca_reset_customer_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.public_id} {self.factor} ({self.status})"

@@ -22,30 +22,39 @@ Authentication"):
   `phoneNumber` (the platform vouches that it was verified, as the reference says of SCA
   customers). `PASSKEY`: real WebAuthn, checked by `wallets.passkeys` through `payments.wallet_seam`
   (the stateless WebAuthn checks wallet credentials use too), at most one per customer (409
-  PASSKEY_ALREADY_ENROLLED). `TOTP` and the factor-reset flow are not offered (501 NOT_IMPLEMENTED).
+  PASSKEY_ALREADY_ENROLLED). `TOTP` (`totp`): an authenticator app, one per customer, checked with
+  pyotp (±1 step of drift, no code accepted twice), with ten single-use recovery codes; it opens
+  SCA login sessions but never satisfies a payment challenge (the reference: it cannot carry dynamic
+  linking). A lost factor is reset through a liveness check (`resets`).
 - **Codes**: six digits; `123456` in the sandbox (the reference's SCA sandbox code) and nothing is
   sent; random and sent by the `SMS_BACKEND` in production, naming the amount and the payee. Stored
   only as an HMAC, compared in constant time, single use.
-- **Limits** (as the wallet's one-time codes): `SCA_MAX_FAILED_ATTEMPTS` wrong proofs in a row lock
-  the customer's SCA for `SCA_LOCK_SECONDS` (423 ACCOUNT_LOCKED with `lockedUntil`); a resend waits
+- **Limits**: failed attempts (wrong proofs, and FAILED_LOGIN_ATTEMPT events a platform records)
+  are counted until a proof succeeds or a password reset is recorded; the reference's ladder locks
+  the customer's SCA at 5 for 15 minutes, 6 for 30, 7 for an hour, 8 for a day, and suspends it at 9
+  (423 ACCOUNT_LOCKED with `lockedUntil` or `suspended`). A resend waits
   `SCA_RESEND_COOLDOWN_SECONDS` and a challenge gets at most `SCA_CODES_PER_CHALLENGE` codes; SMS
-  login starts are capped per window (429 RATE_LIMITED with `Retry-After`).
+  login starts and factor resets are capped per window (429 RATE_LIMITED with `Retry-After`).
 - **Login session**: a completed SCA login opens the customer's session for `SCA_SESSION_DAYS`
   (180). Authorizing a quote without one is 409 SCA_SESSION_REQUIRED, checked before the proof so no
   code is spent.
 
 Locks: a payment challenge changes only under its transaction's row lock (`transaction_lock`, which
 guards the quote too); a customer's profile (attempts, lock-out, session), passkey, login and
-enrollment challenges only under the profile's row lock, always taken after the transaction's.
+enrollment challenges, TOTP factor and resets only under the profile's row lock, always taken after
+the transaction's.
 
 Modules, each importing only those listed above it:
 
 - `errors`: the SCA errors and `NOT_COMPLETED`, the failure reason of a transfer whose challenges lapsed.
 - `region`: who is in an SCA region (`sca_applies`, `sca_required`).
 - `challenges`: the challenge state machine (`CHALLENGE_TRANSITIONS`, `sca_challenge_transition`).
-- `profile`: the customer's profile: failed attempts, lock-out, login session.
+- `profile`: the customer's profile: failed attempts, the lock-out ladder, login session; security
+  events.
 - `proofs`: SMS codes and passkey assertions, and how a proof is checked (`ScaProof`).
-- `factors`: list, enroll and delete factors; the operations not offered.
+- `totp`: TOTP enrollment, recovery codes, and the check of a TOTP or recovery code.
+- `factors`: list factors; enroll and delete the passkey.
+- `resets`: the factor reset and its state machine (`RESET_TRANSITIONS`).
 - `login`: SCA login start and complete.
 - `payment_challenges`: hold a transfer, show its challenge, authorize it, release or lapse it.
 """
@@ -57,7 +66,6 @@ from payments.sca.factors import (
     PasskeyEnrollment,
     sca_factor_delete,
     sca_factor_list,
-    sca_not_supported,
     sca_passkey_enroll_confirm,
     sca_passkey_enroll_start,
 )
@@ -71,12 +79,22 @@ from payments.sca.payment_challenges import (
     sca_quote_check,
     sca_quote_hold,
 )
+from payments.sca.profile import sca_security_event_record
 from payments.sca.proofs import ScaProof
 from payments.sca.region import SCA_COUNTRIES, sca_applies, sca_required
+from payments.sca.resets import (
+    RESET_TRANSITIONS,
+    sca_factor_reset_complete,
+    sca_factor_reset_get,
+    sca_factor_reset_review,
+    sca_factor_reset_start,
+)
+from payments.sca.totp import sca_totp_enroll_confirm, sca_totp_enroll_start
 
 __all__ = [
     "CHALLENGE_TRANSITIONS",
     "NOT_COMPLETED",
+    "RESET_TRANSITIONS",
     "SCA_COUNTRIES",
     "ChallengeView",
     "FactorView",
@@ -93,13 +111,19 @@ __all__ = [
     "sca_challenge_view",
     "sca_factor_delete",
     "sca_factor_list",
+    "sca_factor_reset_complete",
+    "sca_factor_reset_get",
+    "sca_factor_reset_review",
+    "sca_factor_reset_start",
     "sca_login_complete",
     "sca_login_start",
-    "sca_not_supported",
     "sca_passkey_enroll_confirm",
     "sca_passkey_enroll_start",
     "sca_plan",
     "sca_quote_check",
     "sca_quote_hold",
     "sca_required",
+    "sca_security_event_record",
+    "sca_totp_enroll_confirm",
+    "sca_totp_enroll_start",
 ]

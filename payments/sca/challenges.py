@@ -42,11 +42,13 @@ def _challenge_expired(challenge: ScaChallenge, what: str) -> BadRequest:
     )
 
 
-def _cancel_pending(customer: Customer, kind: str) -> None:
-    """A new login or enrollment replaces the customer's pending one (profile lock held)."""
-    for challenge in ScaChallenge.objects.select_for_update().filter(
+def _cancel_pending(customer: Customer, kind: str, *, factor: str | None = None) -> None:
+    """A new login or enrollment replaces the customer's pending one (of `factor`, when given; profile
+    lock held)."""
+    pending = ScaChallenge.objects.select_for_update().filter(
         customer=customer, kind=kind, status=Status.PENDING
-    ):
+    )
+    for challenge in pending.filter(factor=factor) if factor else pending:
         sca_challenge_transition(challenge, Status.CANCELLED)
 
 
@@ -57,3 +59,20 @@ def _pending_challenge(quote: Quote) -> ScaChallenge | None:
         .order_by("-step")
         .first()
     )
+
+
+def _pending_enrollment(customer: Customer, factor: str) -> ScaChallenge:
+    """The customer's latest pending enrollment of `factor`, locked (profile lock held); 400 when none."""
+    challenge = (
+        ScaChallenge.objects.select_for_update()
+        .filter(customer=customer, kind=Kind.ENROLLMENT, factor=factor, status=Status.PENDING)
+        .order_by("-created_at")
+        .first()
+    )
+    if challenge is None:
+        what = "passkey" if factor == "PASSKEY" else factor
+        raise _proof_refused(
+            f"No {what} enrollment is pending for this customer; start one with POST /sca/factors",
+            "NO_ENROLLMENT_PENDING",
+        )
+    return challenge

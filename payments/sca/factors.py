@@ -1,10 +1,10 @@
-"""Factors: list them, enroll and delete the customer's passkey, and the operations not offered."""
+"""Factors: list them; enroll and delete the customer's passkey (TOTP: `totp`)."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any
 from uuid import UUID
 
 from django.conf import settings
@@ -12,14 +12,15 @@ from django.db import transaction
 
 from payments import clock
 from payments.client.webauthn_options import RelyingParty, creation_options
-from payments.errors import FieldError, InvalidInput, NotImplementedByService, ResourceNotFound, ServiceError
-from payments.models import Customer, Platform, Quote, ScaChallenge, ScaFactor, ScaPasskey
+from payments.errors import FieldError, InvalidInput, ResourceNotFound, ServiceError
+from payments.models import Customer, Platform, Quote, ScaChallenge, ScaFactor, ScaPasskey, ScaTotp
 from payments.sca.challenges import (
     Kind,
     Status,
     _cancel_pending,
     _challenge_expired,
     _pending_challenge,
+    _pending_enrollment,
     sca_challenge_transition,
 )
 from payments.sca.errors import NOT_COMPLETED, PasskeyAlreadyEnrolled, _proof_refused
@@ -47,6 +48,7 @@ def _available_factors(customer: Customer, passkey: ScaPasskey | None) -> list[s
 def sca_factor_list(*, platform: Platform, customer_id: UUID) -> list[FactorView]:
     customer = _sca_customer(platform, customer_id)
     views = [FactorView(ScaFactor.SMS_OTP)] if customer.phone_number else []
+    views += [FactorView(ScaFactor.TOTP, name=t.name) for t in ScaTotp.objects.filter(customer=customer)]
     views += [
         FactorView(ScaFactor.PASSKEY, credential_id=p.credential_id, name=p.name)
         for p in ScaPasskey.objects.filter(customer=customer)
@@ -61,13 +63,10 @@ class PasskeyEnrollment:
     relying_party_id: str
 
 
-def sca_passkey_enroll_start(*, platform: Platform, customer_id: UUID, factor: str) -> PasskeyEnrollment:
-    """Registration options for the customer's (only) passkey factor. Replaces a pending enrollment."""
+def sca_passkey_enroll_start(*, platform: Platform, customer_id: UUID) -> PasskeyEnrollment:
+    """Registration options for the customer's (only) passkey factor. Replaces a pending passkey
+    enrollment."""
     customer = _sca_customer(platform, customer_id)
-    if factor != ScaFactor.PASSKEY:
-        raise NotImplementedByService(
-            f"{factor} factors are not supported by this service; enroll a PASSKEY (SMS_OTP needs no enrollment)"
-        )
     with transaction.atomic():
         _profile_lock(customer)
         if ScaPasskey.objects.filter(customer=customer).exists():
@@ -75,7 +74,7 @@ def sca_passkey_enroll_start(*, platform: Platform, customer_id: UUID, factor: s
                 "The customer already has a passkey; delete it (DELETE /sca/factors/{credentialId}) first",
                 customerId=customer.public_id,
             )
-        _cancel_pending(customer, Kind.ENROLLMENT)
+        _cancel_pending(customer, Kind.ENROLLMENT, factor=ScaFactor.PASSKEY)
         now = clock.now()
         name = customer.email or customer.platform_customer_id or customer.public_id
         options, challenge = creation_options(
@@ -99,28 +98,16 @@ def sca_passkey_enroll_start(*, platform: Platform, customer_id: UUID, factor: s
 
 
 def sca_passkey_enroll_confirm(
-    *, platform: Platform, customer_id: UUID, factor: str, credential: Any, origin: Any, name: str = ""
+    *, platform: Platform, customer_id: UUID, credential: Any, origin: Any, name: str = ""
 ) -> ScaPasskey:
     """Check the WebAuthn registration against the pending enrollment and keep the passkey."""
     customer = _sca_customer(platform, customer_id)
-    if factor != ScaFactor.PASSKEY:
-        raise NotImplementedByService(f"{factor} factors are not supported by this service")
     refusal: ServiceError | None = None
     with transaction.atomic():
         _profile_lock(customer)
         if ScaPasskey.objects.filter(customer=customer).exists():
             raise PasskeyAlreadyEnrolled("The customer already has a passkey", customerId=customer.public_id)
-        challenge = (
-            ScaChallenge.objects.select_for_update()
-            .filter(customer=customer, kind=Kind.ENROLLMENT, status=Status.PENDING)
-            .order_by("-created_at")
-            .first()
-        )
-        if challenge is None:
-            raise _proof_refused(
-                "No passkey enrollment is pending for this customer; start one with POST /sca/factors",
-                "NO_ENROLLMENT_PENDING",
-            )
+        challenge = _pending_enrollment(customer, ScaFactor.PASSKEY)
         now = clock.now()
         if challenge.expires_at <= now:
             refusal = _challenge_expired(challenge, "passkey enrollment")
@@ -166,15 +153,21 @@ def sca_factor_delete(*, platform: Platform, customer_id: UUID, credential_id: s
     if not ScaPasskey.objects.filter(customer=customer, credential_id=credential_id).exists():
         raise ResourceNotFound("ScaFactor", "The customer has no enrolled factor with this credentialId")
     with transaction.atomic():
-        waiting = ScaChallenge.objects.filter(
-            customer=customer, kind=Kind.PAYMENT, factor=ScaFactor.PASSKEY, status=Status.PENDING
-        ).values_list("quote__transaction", flat=True)
-        for transaction_id in sorted(set(waiting)):  # transactions' locks before the profile's
-            _fail_waiting_for_passkey(transaction_id)
+        _fail_transfers_waiting_for_passkey(customer)
         _profile_lock(customer)
         deleted, _ = ScaPasskey.objects.filter(customer=customer, credential_id=credential_id).delete()
         if not deleted:  # a concurrent delete took it: undo the above with the 404
             raise ResourceNotFound("ScaFactor", "The customer has no enrolled factor with this credentialId")
+
+
+def _fail_transfers_waiting_for_passkey(customer: Customer) -> None:
+    """Fail the customer's transfers whose current challenge is a passkey one, before the passkey goes
+    (in the caller's database transaction, before it takes the profile's lock)."""
+    waiting = ScaChallenge.objects.filter(
+        customer=customer, kind=Kind.PAYMENT, factor=ScaFactor.PASSKEY, status=Status.PENDING
+    ).values_list("quote__transaction", flat=True)
+    for transaction_id in sorted(set(waiting)):  # transactions' locks before the profile's
+        _fail_waiting_for_passkey(transaction_id)
 
 
 def _fail_waiting_for_passkey(transaction_id: UUID) -> None:
@@ -189,9 +182,3 @@ def _fail_waiting_for_passkey(transaction_id: UUID) -> None:
         failure_reason=NOT_COMPLETED,
         detail=f"the passkey of SCA challenge {challenge.public_id} was deleted before it was authorized",
     )
-
-
-def sca_not_supported(*, platform: Platform, customer_id: UUID, operation: str) -> NoReturn:
-    """The SCA operations this service does not offer: 409 outside an SCA region, else 501."""
-    _sca_customer(platform, customer_id)
-    raise NotImplementedByService(f"{operation} is not supported by this service")

@@ -1,9 +1,9 @@
-"""SCA login: start (an SMS code or passkey options) and complete, which opens the customer's session."""
+"""SCA login: start (an SMS code, passkey options, or nothing for TOTP) and complete, which opens the
+customer's session."""
 
 from __future__ import annotations
 
 import datetime as dt
-import math
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,8 +13,8 @@ from django.conf import settings
 from django.db import transaction
 
 from payments import clock, ids
-from payments.errors import FieldError, InvalidInput, NotImplementedByService, RateLimited, ServiceError
-from payments.models import Customer, Platform, ScaChallenge, ScaFactor, ScaPasskey, ScaProfile
+from payments.errors import FieldError, InvalidInput, ServiceError
+from payments.models import Customer, Platform, ScaChallenge, ScaFactor, ScaPasskey, ScaProfile, ScaTotp
 from payments.sca.challenges import (
     Kind,
     Status,
@@ -23,9 +23,10 @@ from payments.sca.challenges import (
     sca_challenge_transition,
 )
 from payments.sca.errors import _proof_refused
-from payments.sca.profile import _lock_check, _profile_lock
+from payments.sca.profile import _lock_check, _profile_lock, _quota_check
 from payments.sca.proofs import ScaProof, _assertion_options, _check_proof, _code_set
 from payments.sca.region import _sca_customer
+from payments.sca.totp import _totp_check
 
 
 @dataclass(frozen=True)
@@ -38,38 +39,25 @@ class LoginStart:
     relying_party_id: str = ""
 
 
-def _login_quota_check(customer: Customer, now: dt.datetime) -> None:
-    window = dt.timedelta(seconds=settings.SCA_LOGIN_CODE_WINDOW_SECONDS)
-    quota = settings.SCA_LOGIN_CODES_PER_WINDOW
-    recent = list(
-        ScaChallenge.objects.filter(
-            customer=customer, kind=Kind.LOGIN, factor=ScaFactor.SMS_OTP, created_at__gt=now - window
-        )
-        .order_by("-created_at")
-        .values_list("created_at", flat=True)[:quota]
-    )
-    if len(recent) >= quota:
-        retry_after = math.ceil((recent[-1] + window - now).total_seconds())
-        raise RateLimited(
-            f"At most {quota} SMS login codes per {int(window.total_seconds())} seconds; "
-            f"retry after {retry_after} seconds",
-            retry_after=retry_after,
-        )
-
-
 def sca_login_start(*, platform: Platform, customer_id: UUID, factor: str) -> LoginStart:
     """Start an SCA login: an SMS code (sent; `challengeId`) or passkey request options."""
     customer = _sca_customer(platform, customer_id)
-    if factor == ScaFactor.TOTP:
-        raise NotImplementedByService(
-            "TOTP factors are not supported by this service; use SMS_OTP or PASSKEY"
-        )
     with transaction.atomic():
         profile = _profile_lock(customer)
         now = clock.now()
         if locked := _lock_check(profile, now):
             raise locked
         passkey = None
+        if factor == ScaFactor.TOTP:
+            if not ScaTotp.objects.filter(customer=customer).exists():
+                raise InvalidInput(
+                    errors=[
+                        FieldError(
+                            "factor", "the customer has no TOTP factor enrolled (POST /sca/factors)", {}
+                        )
+                    ]
+                )
+            return LoginStart(factor=factor)  # nothing to issue: the code comes from the app
         if factor == ScaFactor.SMS_OTP:
             if not customer.phone_number:
                 raise InvalidInput(
@@ -77,7 +65,13 @@ def sca_login_start(*, platform: Platform, customer_id: UUID, factor: str) -> Lo
                         FieldError("factor", "SMS_OTP needs the customer's phoneNumber, which is not set", {})
                     ]
                 )
-            _login_quota_check(customer, now)
+            _quota_check(
+                ScaChallenge.objects.filter(customer=customer, kind=Kind.LOGIN, factor=ScaFactor.SMS_OTP),
+                quota=settings.SCA_LOGIN_CODES_PER_WINDOW,
+                window=dt.timedelta(seconds=settings.SCA_LOGIN_CODE_WINDOW_SECONDS),
+                now=now,
+                what="SMS login codes",
+            )
         else:
             passkey = ScaPasskey.objects.filter(customer=customer).first()
             if passkey is None:
@@ -118,45 +112,63 @@ def sca_login_complete(
     challenge_id: str | None,
     proof: ScaProof,
 ) -> ScaProfile:
-    """Check the proof of the pending login; on success the SCA session runs `SCA_SESSION_DAYS`."""
+    """Check the proof of the pending login (TOTP: of the code, no start needed); on success the SCA
+    session runs `SCA_SESSION_DAYS`."""
     customer = _sca_customer(platform, customer_id)
-    if factor == ScaFactor.TOTP:
-        raise NotImplementedByService("TOTP factors are not supported by this service")
-    refusal: ServiceError | None = None
     with transaction.atomic():
         profile = _profile_lock(customer)
         now = clock.now()
         if locked := _lock_check(profile, now):
             raise locked
-        pending = ScaChallenge.objects.select_for_update().filter(
-            customer=customer, kind=Kind.LOGIN, status=Status.PENDING, factor=factor
-        )
-        if factor == ScaFactor.SMS_OTP:
-            if not challenge_id:
-                raise InvalidInput(
-                    errors=[FieldError("challengeId", "is required for SMS_OTP", {"required": True})]
-                )
-            pending = pending.filter(pk=ids.parse_or_none("ScaChallenge", challenge_id))
-        challenge = pending.order_by("-created_at").first()
-        if challenge is None:
-            raise _proof_refused(
-                f"No {factor} SCA login is pending for this customer (a newer start replaces an older one); "
-                "start one with POST /sca/login/start",
-                "NO_LOGIN_PENDING",
-            )
-        if challenge.expires_at <= now:
-            refusal = _challenge_expired(challenge, "SCA login")
+        if factor == ScaFactor.TOTP:
+            refusal = _totp_check(profile, customer, proof.code, now)
         else:
-            refusal = _check_proof(challenge, profile, proof, now)
+            refusal = _login_challenge_check(profile, customer, factor, challenge_id, proof, now)
         if refusal is None:
-            sca_challenge_transition(challenge, Status.VERIFIED, verified_at=now)
-            profile.failed_attempts = 0
-            profile.session_started_at = now
-            profile.session_expires_at = now + dt.timedelta(days=settings.SCA_SESSION_DAYS)
-            profile.session_factor = factor
-            profile.session_ip_address = proof.end_user_ip_address[:45]
-            profile.touch()
-            profile.save()
+            _session_open(profile, factor, proof, now)
     if refusal is not None:
-        raise refusal
+        raise refusal  # after the commit: failed attempts and a lapsed challenge are recorded
     return profile
+
+
+def _login_challenge_check(
+    profile: ScaProfile,
+    customer: Customer,
+    factor: str,
+    challenge_id: str | None,
+    proof: ScaProof,
+    now: dt.datetime,
+) -> ServiceError | None:
+    """The proof against the pending SMS_OTP or PASSKEY login, which it verifies (profile lock held)."""
+    pending = ScaChallenge.objects.select_for_update().filter(
+        customer=customer, kind=Kind.LOGIN, status=Status.PENDING, factor=factor
+    )
+    if factor == ScaFactor.SMS_OTP:
+        if not challenge_id:
+            raise InvalidInput(
+                errors=[FieldError("challengeId", "is required for SMS_OTP", {"required": True})]
+            )
+        pending = pending.filter(pk=ids.parse_or_none("ScaChallenge", challenge_id))
+    challenge = pending.order_by("-created_at").first()
+    if challenge is None:
+        raise _proof_refused(
+            f"No {factor} SCA login is pending for this customer (a newer start replaces an older one); "
+            "start one with POST /sca/login/start",
+            "NO_LOGIN_PENDING",
+        )
+    if challenge.expires_at <= now:
+        return _challenge_expired(challenge, "SCA login")
+    refusal = _check_proof(challenge, profile, proof, now)
+    if refusal is None:
+        sca_challenge_transition(challenge, Status.VERIFIED, verified_at=now)
+    return refusal
+
+
+def _session_open(profile: ScaProfile, factor: str, proof: ScaProof, now: dt.datetime) -> None:
+    profile.failed_attempts = 0
+    profile.session_started_at = now
+    profile.session_expires_at = now + dt.timedelta(days=settings.SCA_SESSION_DAYS)
+    profile.session_factor = factor
+    profile.session_ip_address = proof.end_user_ip_address[:45]
+    profile.touch()
+    profile.save()

@@ -72,3 +72,44 @@ def enroll_passkey(
 def passkey_proof(authenticator: SoftAuthenticator, options: dict[str, Any], **bend: Any) -> dict[str, Any]:
     assertion = authenticator.assert_(options_challenge(options), authenticator.credential_id, **bend)
     return {"passkeyAssertion": webauthn_json(assertion), "origin": ORIGIN}
+
+
+def enroll_totp(api, customer: Customer, *, code: str | None = None) -> tuple[str, list[str]]:
+    """Enroll a TOTP factor (with the app's current code, or `code`): its base32 secret and its
+    recovery codes."""
+    import pyotp
+
+    from payments import clock
+
+    started = api.post(sca_path("/sca/factors", customer), {"type": "TOTP"})
+    assert started.status_code == 200, started.json()
+    secret = started.json()["secretBase32Encoded"]
+    confirmed = api.post(
+        sca_path("/sca/factors/confirm", customer),
+        {
+            "type": "TOTP",
+            "secret": started.json()["secret"],
+            "code": code or pyotp.TOTP(secret).at(clock.now()),
+        },
+    )
+    assert confirmed.status_code == 200, confirmed.json()
+    return secret, confirmed.json()["recoveryCodes"]
+
+
+def mid_step() -> None:
+    """Move the clock to the middle of a 30-second TOTP step, so that a test has 15 seconds either
+    side before its codes change."""
+    import datetime as dt
+
+    from payments import clock
+
+    clock.advance(dt.timedelta(seconds=15 - clock.now().timestamp() % 30))
+
+
+def totp_login(api, customer: Customer, code: str):
+    started = api.post(sca_path("/sca/login/start", customer), {"factor": "TOTP"})
+    assert started.status_code == 200, started.json()
+    assert started.json() == {"factor": "TOTP"}
+    return api.post(
+        sca_path("/sca/login/complete", customer), {"factor": "TOTP", "code": code, "endUserIpAddress": IP}
+    )

@@ -200,3 +200,43 @@ def test_outside_an_sca_region_the_sca_methods_raise_conflict(service):
         with pytest.raises(Conflict) as refused:
             call()
         assert refused.value.code == "CONFLICT"
+
+
+def test_totp_enrollment_login_with_a_recovery_code_and_a_factor_reset(service):
+    import pyotp
+
+    from payments.client import FactorReset, Locked, TotpEnrollment
+
+    customer = _customer(service, 4)
+    started = service.sca.start_totp_enrollment(customer.id)
+    assert isinstance(started, TotpEnrollment) and started.totp_uri.startswith("otpauth://totp/")
+    codes = service.sca.confirm_totp_enrollment(
+        customer.id, secret=started.secret, code=pyotp.TOTP(started.secret_base32_encoded).at(clock.now())
+    )
+    assert len(codes) == 10
+    assert [f.factor for f in service.sca.factors(customer.id)] == ["SMS_OTP", "TOTP"]
+    assert service.sca.login_start(customer.id, "TOTP").challenge_id is None
+    done = service.sca.login_complete(customer.id, factor="TOTP", code=codes[0], end_user_ip_address=IP)
+    assert done.status == "SUCCESS"
+
+    reset = service.sca.start_factor_reset(customer.id, "TOTP")
+    assert reset.reset_id.startswith("ScaFactorReset:") and reset.expires_at is not None
+    with pytest.raises(BadRequest) as early:
+        service.sca.complete_factor_reset(customer.id, reset.reset_id)
+    assert early.value.details["reason"] == "RESET_NOT_READY"
+    clock.advance(dt.timedelta(seconds=10))
+    status = service.sca.factor_reset(customer.id, reset.reset_id)
+    assert isinstance(status, FactorReset) and status.status == "LIVENESS_PASSED" and not status.terminal
+    service.sca.complete_factor_reset(customer.id, reset.reset_id)
+    status = service.sca.factor_reset(customer.id, reset.reset_id)
+    assert (status.status, status.enrollment_status, status.terminal) == ("COMPLETED", "PENDING", True)
+    assert [f.factor for f in service.sca.factors(customer.id)] == ["SMS_OTP"]
+
+    for count in range(1, 6):
+        state = service.sca.record_event(customer.id, "FAILED_LOGIN_ATTEMPT")
+        assert state.failed_attempts == count
+    assert state.locked_until is not None and not state.suspended
+    with pytest.raises(Locked):
+        service.sca.record_event(customer.id, "FAILED_LOGIN_ATTEMPT")
+    cleared = service.sca.record_event(customer.id, "RESET_PASSWORD_COMPLETED")
+    assert (cleared.failed_attempts, cleared.locked_until) == (0, None)

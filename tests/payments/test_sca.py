@@ -84,8 +84,10 @@ def test_outside_the_eea_there_is_no_challenge_and_every_sca_endpoint_answers_40
         ("delete", "/sca/factors/abc", None),
         ("post", "/sca/login/start", {"factor": "SMS_OTP"}),
         ("post", "/sca/login/complete", {"factor": "SMS_OTP", "code": "123456", "endUserIpAddress": IP}),
-        ("post", "/sca/record-event", {}),
-        ("post", "/sca/factors/reset", {}),
+        ("post", "/sca/record-event", {"eventType": "FAILED_LOGIN_ATTEMPT"}),
+        ("post", "/sca/factors/reset", {"factor": "SMS_OTP"}),
+        ("get", "/sca/factors/reset/ScaFactorReset:00000000-0000-7000-8000-000000000000", None),
+        ("post", "/sca/factors/reset/ScaFactorReset:00000000-0000-7000-8000-000000000000/complete", {}),
     ]
     for method, path, body in calls:
         response = getattr(api, method)(sca_path(path, customer), body)
@@ -111,16 +113,6 @@ def test_unknown_customers_and_missing_customer_ids(api):
     assert api.get("/sca/factors").json()["details"]["errors"][0]["field"] == "customerId"
     response = api.get(sca_path("/sca/factors", "Customer:00000000-0000-7000-8000-000000000000"))
     assert (response.status_code, response.json()["code"]) == (404, "USER_NOT_FOUND")
-
-
-def test_operations_not_offered_answer_501_for_sca_customers(api, eu):
-    customer, _ = eu
-    for path in ("/sca/record-event", "/sca/factors/reset", "/sca/factors/reset/r1/complete"):
-        response = api.post(sca_path(path, customer), {})
-        assert (response.status_code, response.json()["code"]) == (501, "NOT_IMPLEMENTED"), path
-    assert api.get(sca_path("/sca/factors/reset/r1", customer)).status_code == 501
-    response = api.post(sca_path("/sca/factors", customer), {"type": "TOTP"})
-    assert (response.status_code, response.json()["code"]) == (501, "NOT_IMPLEMENTED")
 
 
 # --- factors and login --------------------------------------------------------------------------------

@@ -101,3 +101,45 @@ def test_a_two_step_sequence_is_walked_once_under_concurrent_authorizations(eu):
     assert [c.purpose for c in verified] == ["CURRENCY_CONVERSION", "PAYOUT"]
     assert LedgerJournal.objects.filter(kind="DEBIT").count() == 1
     assert account_balance(source) == 1_000_000 - quote.total_sending_amount
+
+
+def test_the_same_totp_code_sent_at_once_is_accepted_once(eu, settings):
+    """Production mode, a real code: of eight concurrent SCA logins with it, one wins; the others
+    are refused as a replay, or locked out once the replays count five (the profile's row lock
+    serializes the checks)."""
+    import pyotp
+
+    from payments import clock
+    from payments.sca import sca_totp_enroll_confirm, sca_totp_enroll_start
+
+    settings.SANDBOX, settings.PRODUCTION = False, True
+    platform, customer, _ = eu
+    started = sca_totp_enroll_start(platform=platform, customer_id=customer.pk)
+    totp = pyotp.TOTP(started.secret_base32)
+    enrolled_at = clock.now()
+    sca_totp_enroll_confirm(
+        platform=platform, customer_id=customer.pk, secret=started.secret, code=totp.at(enrolled_at)
+    )
+    code = totp.at(enrolled_at.timestamp() + 30)  # the next step's code: new, within the drift
+    barrier = threading.Barrier(WORKERS)
+
+    @_in_thread
+    def login(_):
+        barrier.wait(timeout=10)
+        try:
+            sca_login_complete(
+                platform=platform,
+                customer_id=customer.pk,
+                factor="TOTP",
+                challenge_id=None,
+                proof=ScaProof(code=code),
+            )
+            return "ok"
+        except (BadRequest, Locked) as exc:
+            return (exc.details or {}).get("reason", exc.code)
+
+    with ThreadPoolExecutor(WORKERS) as pool:
+        outcomes = Counter(pool.map(login, range(WORKERS)))
+    # The refusals count as failed attempts: the fifth locks the customer out for the rest.
+    assert outcomes["ok"] == 1 and set(outcomes) <= {"ok", "CODE_ALREADY_USED", "ACCOUNT_LOCKED"}
+    assert outcomes["CODE_ALREADY_USED"] >= 4

@@ -90,6 +90,25 @@ class CodeForm(forms.Form):
         return code
 
 
+class AppCodeForm(forms.Form):
+    """A code from an authenticator app, or one of its recovery codes (XXXX-XXXX-XXXX)."""
+
+    code = forms.CharField(
+        label="Code from your app",
+        max_length=20,
+        error_messages={"required": "Enter the 6-digit code from your app."},
+        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "spellcheck": "false"}),
+    )
+
+    def clean_code(self) -> str:
+        code = "".join(self.cleaned_data["code"].split())
+        if len(code) == 6 and code.isdigit():
+            return code
+        if re.fullmatch(r"[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}", code):
+            return code.upper()
+        raise forms.ValidationError("Enter the 6 digits from your app, or one of your recovery codes.")
+
+
 class PhoneForm(forms.Form):
     """The phone number that payment approval codes go to, in international form."""
 

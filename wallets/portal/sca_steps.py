@@ -176,6 +176,8 @@ def factor_name(request: HttpRequest, factor: ScaFactor, phone: str | None) -> s
         if factor.credential_id and factor.credential_id == passkey_here(request):
             return "Passkey on this device"
         return f"Passkey on {factor.name}" if factor.name else "Passkey on another device"
+    if factor.factor == "TOTP":
+        return f"Authenticator app on {factor.name}" if factor.name else "Authenticator app"
     return "Another way"
 
 

@@ -1,6 +1,18 @@
 from django.urls import path
 
-from wallets.portal.views import home, login, money, oauth, passkeys, quotes, sca, security, send, signup
+from wallets.portal.views import (
+    home,
+    login,
+    money,
+    oauth,
+    passkeys,
+    quotes,
+    sca,
+    sca_factors,
+    security,
+    send,
+    signup,
+)
 
 app_name = "portal"
 
@@ -65,10 +77,13 @@ urlpatterns = [
     path("payment-security/phone/", sca.sca_phone_view, name="sca-phone"),
     path("payment-security/passkey/", sca.sca_passkey_add_view, name="sca-passkey-add"),
     path("payment-security/passkey/remove/", sca.sca_passkey_remove_view, name="sca-passkey-remove"),
+    path("payment-security/authenticator/", sca_factors.sca_totp_view, name="sca-totp"),
+    path("payment-security/reset/", sca_factors.sca_reset_view, name="sca-reset"),
     path("payment-security/confirm/", sca.sca_login_view, name="sca-login"),
     path("payment-security/confirm/code/", sca.sca_login_code_view, name="sca-login-code"),
     path(
         "payment-security/confirm/code/resend/", sca.sca_login_code_resend_view, name="sca-login-code-resend"
     ),
     path("payment-security/confirm/passkey/", sca.sca_login_passkey_view, name="sca-login-passkey"),
+    path("payment-security/confirm/app/", sca_factors.sca_login_app_view, name="sca-login-app"),
 ]

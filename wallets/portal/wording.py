@@ -117,6 +117,9 @@ REASONS: dict[str, str] = {
     ),
     "NO_LOGIN_PENDING": "This code is no longer valid. Ask for a new code.",
     "NO_ENROLLMENT_PENDING": "Adding the passkey took too long or was not started. Please start again.",
+    "CODE_ALREADY_USED": "That code was already used. Wait for the next code in your app and enter it.",
+    "SECRET_MISMATCH": "This set-up was replaced by a newer one. Please start again.",
+    "RESET_NOT_READY": "Your identity check has not passed yet, so nothing was changed.",
 }
 
 _WALLET_PROOF_CODES = frozenset(

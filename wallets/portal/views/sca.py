@@ -25,6 +25,7 @@ from payments.client import (
     Locked,
     Quote,
     RateLimited,
+    ScaFactor,
     ServiceClient,
     ServiceError,
     SignerRequired,
@@ -34,7 +35,7 @@ from wallets.portal.auth import auth_is_fresh, login_url, reauth_redirect, safe_
 from wallets.portal.code_step import code_step_entry, code_step_page
 from wallets.portal.custody import session_key_rejected, session_signer
 from wallets.portal.devices import device_name
-from wallets.portal.forms import CodeForm, PhoneForm
+from wallets.portal.forms import AppCodeForm, CodeForm, PhoneForm
 from wallets.portal.http import go, json_body, no_store, page, wants_json
 from wallets.portal.service import service_client
 from wallets.portal.views.money import _account, _own_quote
@@ -181,7 +182,7 @@ def quote_authorize_resend_view(request: HttpRequest, quote_id: str) -> HttpResp
 # --- the SCA login --------------------------------------------------------------------------------
 
 
-def _login_next(request: HttpRequest) -> str:
+def login_next(request: HttpRequest) -> str:
     return safe_next(
         request, request.GET.get("next") or request.POST.get("next"), reverse("portal:money-home")
     )
@@ -211,30 +212,46 @@ def _login_started(request: HttpRequest, client: ServiceClient, customer_id: str
 @require_http_methods(["GET", "POST"])
 @signed_in_service_view
 def sca_login_view(request: HttpRequest) -> HttpResponse:
-    """Confirm it's you for payments: a code by text message (when there is a phone number), or the
-    payment passkey (when there is one); with neither, where to add one."""
+    """Confirm it's you for payments: a code by text message (when there is a phone number), the
+    payment passkey or the authenticator app (when there is one); with none, where to add one."""
     account = _account(request)
-    next_url = _login_next(request)
+    next_url = login_next(request)
     client = service_client()
     try:
         factors = client.sca.factors(account.customer_id)
     except Conflict:
         return go(request, reverse("portal:sca-security"))  # nothing to confirm outside a region
-    sms = any(f.factor == "SMS_OTP" for f in factors)
     error = ""
-    if request.method == "POST" and sms:
+    if request.method == "POST" and any(f.factor == "SMS_OTP" for f in factors):
         error = _login_started(request, client, account.customer_id, next_url)
         if not error:
             return go(request, reverse("portal:sca-login-code"))
-    phone = client.customers.get(account.customer_id).phone_number if sms else None
+    return login_page(request, client, factors, next_url, error=error)
+
+
+def login_page(
+    request: HttpRequest,
+    client: ServiceClient,
+    factors: list[ScaFactor],
+    next_url: str,
+    *,
+    status: int = 200,
+    **extra: Any,
+) -> HttpResponse:
+    """The "Confirm it's you" page: a way per factor the person has (`extra`: `error`, and the
+    authenticator app's `app_form` and `app_error`)."""
+    sms = any(f.factor == "SMS_OTP" for f in factors)
+    phone = client.customers.get(_account(request).customer_id).phone_number if sms else None
     context = {
         "next": next_url,
-        "error": error,
         "sms": sms,
         "phone": sca_steps.phone_words(phone),
         "passkey": any(f.factor == "PASSKEY" for f in factors),
+        "app": any(f.factor == "TOTP" for f in factors),
+        "app_form": AppCodeForm(),
+        **extra,
     }
-    return no_store(page(request, LOGIN_PAGE, context))
+    return no_store(page(request, LOGIN_PAGE, context, status=status))
 
 
 def _code_context(request: HttpRequest, state: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -375,6 +392,7 @@ def _security_page(request: HttpRequest, *, phone_form: PhoneForm | None = None,
         "phone": sca_steps.phone_words(phone) if phone else "",
         "phone_form": phone_form or PhoneForm(),
         "passkey": passkey,
+        "totp": next((f for f in factors or [] if f.factor == "TOTP"), None),
         "fresh": auth_is_fresh(request),
     }
     return no_store(page(request, SECURITY_PAGE, context, status=status))
