@@ -1,4 +1,6 @@
-"""`/customers/external-accounts` and `/platform/external-accounts`.
+"""`/customers/external-accounts` and `/platform/external-accounts`, with the ownership verification
+of self-custody wallets (`.../{externalAccountId}/challenge` and `/verify`, rules in
+`payments/ownership.py`).
 
 The customer paths serve every external account of the platform (the reference's `customerId` is
 optional on create, and the list "returns all external accounts" without filters); the platform
@@ -19,8 +21,8 @@ from rest_framework.views import APIView
 
 from payments import ids
 from payments.api.pagination import PAGE_PARAMETERS, paginate
-from payments.api.parsing import ApiSerializer, field_errors, parse_query
-from payments.api.schema import operations, path_parameter
+from payments.api.parsing import ApiSerializer, field_errors, parse_body, parse_query
+from payments.api.schema import one_of, operations, path_parameter
 from payments.errors import FieldError, InvalidInput
 from payments.external_accounts import (
     external_account_create,
@@ -29,8 +31,16 @@ from payments.external_accounts import (
     external_account_input_errors,
     external_account_list,
 )
-from payments.models import ExternalAccount
-from payments.wire.accounts import AccountInfoField, ExternalAccountSerializer, render_external_account
+from payments.models import ExternalAccount, OwnershipChallenge
+from payments.ownership import ownership_challenge_create, ownership_link_path, ownership_verify
+from payments.wire.accounts import (
+    AccountInfoField,
+    ExternalAccountSerializer,
+    LivenessChallengeSerializer,
+    WalletSignatureChallengeSerializer,
+    render_external_account,
+    render_ownership_challenge,
+)
 from payments.wire.pages import page_of
 
 TAGS = ["External Accounts"]
@@ -219,4 +229,119 @@ class PlatformExternalAccountListCreateApi(_ExternalAccountListCreateApi):
     delete=_detail("deletePlatformExternalAccountById", responses={204: None}),
 )
 class PlatformExternalAccountDetailApi(_ExternalAccountDetailApi):
+    platform_owned = True
+
+
+# --- ownership verification --------------------------------------------------------------------------
+
+
+class OwnershipChallengeRequestSerializer(ApiSerializer):
+    method = serializers.ChoiceField(choices=OwnershipChallenge.Method.choices)
+
+    class Meta:
+        ref_name = "OwnershipChallengeRequest"
+
+
+class OwnershipVerifyRequestSerializer(ApiSerializer):
+    signature = serializers.CharField(max_length=1024, help_text="The wallet's signature of messageToSign")
+    signatureScheme = serializers.ChoiceField(
+        choices=["bip137", "electrum"], required=False, help_text="Bitcoin only; ignored for other chains"
+    )
+
+    class Meta:
+        ref_name = "OwnershipVerifyRequest"
+
+
+OWNERSHIP_CHALLENGE_ONE_OF = one_of(
+    "OwnershipChallenge",
+    {"WALLET_SIGNATURE": WalletSignatureChallengeSerializer, "LIVENESS": LivenessChallengeSerializer},
+    discriminator="method",
+)
+_ID = path_parameter("externalAccountId", "External account ID")
+_ownership = operations(TAGS, parameters=[_ID])
+
+
+def _ownership_body(
+    request: Request, serializer: type[ApiSerializer], account_id: UUID, *, platform_owned: bool
+) -> dict[str, Any]:
+    """The parsed body; for a bad one, an unknown account's 404 comes first."""
+    try:
+        return parse_body(serializer, request.data)
+    except InvalidInput:
+        external_account_get(
+            platform=request.auth.platform, account_id=account_id, platform_owned=platform_owned
+        )
+        raise
+
+
+class _OwnershipChallengeApi(APIView):
+    platform_owned = False
+
+    def post(self, request: Request, externalAccountId: str) -> Response:
+        account_id = ids.parse("ExternalAccount", externalAccountId)
+        body = _ownership_body(
+            request, OwnershipChallengeRequestSerializer, account_id, platform_owned=self.platform_owned
+        )
+        issued = ownership_challenge_create(
+            platform=request.auth.platform,
+            account_id=account_id,
+            method=body["method"],
+            platform_owned=self.platform_owned,
+        )
+        link = request.build_absolute_uri(ownership_link_path(issued.link_token)) if issued.link_token else ""
+        return Response(render_ownership_challenge(issued.challenge, verification_link=link), status=201)
+
+
+class _OwnershipVerifyApi(APIView):
+    platform_owned = False
+
+    def post(self, request: Request, externalAccountId: str) -> Response:
+        account_id = ids.parse("ExternalAccount", externalAccountId)
+        body = _ownership_body(
+            request, OwnershipVerifyRequestSerializer, account_id, platform_owned=self.platform_owned
+        )
+        account = ownership_verify(
+            platform=request.auth.platform,
+            account_id=account_id,
+            signature=body["signature"],
+            platform_owned=self.platform_owned,
+        )
+        return Response(render_external_account(account))
+
+
+def _challenge_operation(operation_id: str):
+    return extend_schema_view(
+        post=_ownership(
+            operation_id,
+            request=OwnershipChallengeRequestSerializer,
+            responses={201: OWNERSHIP_CHALLENGE_ONE_OF},
+        )
+    )
+
+
+def _verify_operation(operation_id: str):
+    return extend_schema_view(
+        post=_ownership(
+            operation_id, request=OwnershipVerifyRequestSerializer, responses=ExternalAccountSerializer
+        )
+    )
+
+
+@_challenge_operation("createExternalAccountOwnershipChallenge")
+class CustomerOwnershipChallengeApi(_OwnershipChallengeApi):
+    pass
+
+
+@_verify_operation("verifyExternalAccountOwnership")
+class CustomerOwnershipVerifyApi(_OwnershipVerifyApi):
+    pass
+
+
+@_challenge_operation("createPlatformExternalAccountOwnershipChallenge")
+class PlatformOwnershipChallengeApi(_OwnershipChallengeApi):
+    platform_owned = True
+
+
+@_verify_operation("verifyPlatformExternalAccountOwnership")
+class PlatformOwnershipVerifyApi(_OwnershipVerifyApi):
     platform_owned = True
