@@ -1,6 +1,8 @@
-"""Strong Customer Authentication: `/sca/...` (factors, login) and `/quotes/{quoteId}/authorize[/resend]`.
+"""Strong Customer Authentication: `/sca/...` (factors, login), `/quotes/{quoteId}/authorize[/resend]`
+and the trusted beneficiaries (`/customers/external-accounts/{externalAccountId}/trust[/confirm]`,
+`/untrust[/confirm]`).
 
-Rules in `payments/sca.py`. Every endpoint answers 409 CONFLICT for a customer outside an SCA region.
+Rules in `payments/sca/`. Every endpoint answers 409 CONFLICT for a customer outside an SCA region.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any, NoReturn
 from uuid import UUID
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema_view
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,8 +32,15 @@ from payments.sca.factors import (
 from payments.sca.login import sca_login_complete, sca_login_start
 from payments.sca.payment_challenges import quote_authorize, quote_authorize_resend, sca_quote_check
 from payments.sca.proofs import ScaProof
+from payments.sca.trust import beneficiary_get, beneficiary_trust_confirm, beneficiary_trust_start
 from payments.wire.parsing import CrossCheckedSerializer
-from payments.wire.sca import FACTORS
+from payments.wire.sca import (
+    FACTORS,
+    BeneficiaryTrustConfirmSerializer,
+    BeneficiaryTrustStartSerializer,
+    render_beneficiary_trust,
+    render_beneficiary_trust_start,
+)
 from payments.wire.time import utc_timestamp
 
 TAGS = ["Strong Customer Authentication"]
@@ -177,6 +186,13 @@ class ScaAuthorizationSerializer(_ProofFields):
 
     class Meta:
         ref_name = "ScaAuthorization"
+
+
+class BeneficiaryTrustConfirmRequestSerializer(_ProofFields):
+    challengeId = serializers.CharField(required=False, allow_null=True, max_length=64)
+
+    class Meta:
+        ref_name = "BeneficiaryTrustConfirmRequest"
 
 
 def _proof(body: Mapping[str, Any]) -> ScaProof:
@@ -335,6 +351,82 @@ class QuoteAuthorizeResendApi(APIView):
     def post(self, request: Request, quoteId: str) -> Response:
         quote_authorize_resend(platform=request.auth.platform, quote_id=ids.parse("Quote", quoteId))
         return Response(status=204)
+
+
+# --- trusted beneficiaries --------------------------------------------------------------------------
+
+_BENEFICIARY = path_parameter("externalAccountId", "The external account (beneficiary)")
+_beneficiary_operation = operations(TAGS, parameters=[_BENEFICIARY])
+
+
+class _TrustStartApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+    trusted = True
+
+    def post(self, request: Request, externalAccountId: str) -> Response:
+        challenge = beneficiary_trust_start(
+            platform=request.auth.platform,
+            account_id=ids.parse("ExternalAccount", externalAccountId),
+            trusted=self.trusted,
+        )
+        return Response(render_beneficiary_trust_start(challenge))
+
+
+class _TrustConfirmApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+    trusted = True
+
+    def post(self, request: Request, externalAccountId: str) -> Response:
+        account_id = ids.parse("ExternalAccount", externalAccountId)
+        try:
+            body = parse_body(BeneficiaryTrustConfirmRequestSerializer, request.data)
+        except InvalidInput:
+            beneficiary_get(request.auth.platform, account_id)  # 404 and 409 come first
+            raise
+        trusted = beneficiary_trust_confirm(
+            platform=request.auth.platform,
+            account_id=account_id,
+            trusted=self.trusted,
+            challenge_id=body.get("challengeId"),
+            proof=_proof(body),
+        )
+        return Response(render_beneficiary_trust(trusted))
+
+
+def _start(operation_id: str):
+    return extend_schema_view(
+        post=_beneficiary_operation(operation_id, request=None, responses=BeneficiaryTrustStartSerializer)
+    )
+
+
+def _confirm(operation_id: str):
+    return extend_schema_view(
+        post=_beneficiary_operation(
+            operation_id,
+            request=BeneficiaryTrustConfirmRequestSerializer,
+            responses=BeneficiaryTrustConfirmSerializer,
+        )
+    )
+
+
+@_start("startBeneficiaryTrust")
+class BeneficiaryTrustStartApi(_TrustStartApi):
+    pass
+
+
+@_confirm("confirmBeneficiaryTrust")
+class BeneficiaryTrustConfirmApi(_TrustConfirmApi):
+    pass
+
+
+@_start("startBeneficiaryUntrust")
+class BeneficiaryUntrustStartApi(_TrustStartApi):
+    trusted = False
+
+
+@_confirm("confirmBeneficiaryUntrust")
+class BeneficiaryUntrustConfirmApi(_TrustConfirmApi):
+    trusted = False
 
 
 # --- not offered ------------------------------------------------------------------------------------

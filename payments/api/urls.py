@@ -21,6 +21,10 @@ from payments.api.receivers import ReceiverExternalAccountLookupApi, ReceiverUma
 from payments.api.routing import routes
 from payments.api.sandbox import SandboxFundApi, SandboxSendApi, SandboxUmaReceiveApi
 from payments.api.sca import (
+    BeneficiaryTrustConfirmApi,
+    BeneficiaryTrustStartApi,
+    BeneficiaryUntrustConfirmApi,
+    BeneficiaryUntrustStartApi,
     QuoteAuthorizeApi,
     QuoteAuthorizeResendApi,
     ScaFactorConfirmApi,
@@ -87,6 +91,10 @@ urlpatterns = [
             "customer",
             ("challenge", CustomerOwnershipChallengeApi),
             ("verify", CustomerOwnershipVerifyApi),
+            ("trust", BeneficiaryTrustStartApi),
+            ("trust/confirm", BeneficiaryTrustConfirmApi),
+            ("untrust", BeneficiaryUntrustStartApi),
+            ("untrust/confirm", BeneficiaryUntrustConfirmApi),
         ),
         ("/<str:customerId>", CustomerDetailApi, "customer-detail"),
         ("/<str:customerId>/kyc-link", CustomerKycLinkApi, "customer-kyc-link"),
