@@ -43,7 +43,7 @@ from uuid import UUID
 from django.conf import settings
 from django.db import transaction
 
-from payments import clock, ids
+from payments import clock
 from payments.account_info.account_types import ACCOUNT_TYPES
 from payments.errors import BadRequest, Conflict, NotImplementedByService, ResourceNotFound, ServiceError
 from payments.external_accounts import (
@@ -64,15 +64,11 @@ Method = OwnershipChallenge.Method
 SANDBOX_SIGNATURE = "sandbox-valid-signature"
 VERIFICATION_REQUIRED = "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED"
 
+_ENDS = (Status.VERIFIED, Status.FAILED, Status.EXPIRED, Status.CANCELLED)
+# A PENDING challenge ends once, in one of _ENDS; an ended one never moves again.
 CHALLENGE_TRANSITIONS = StateMachine(
     "ownership challenge",
-    {
-        Status.PENDING: {Status.VERIFIED, Status.FAILED, Status.EXPIRED, Status.CANCELLED},
-        Status.VERIFIED: set(),
-        Status.FAILED: set(),
-        Status.EXPIRED: set(),
-        Status.CANCELLED: set(),
-    },
+    {Status.PENDING: set(_ENDS), **{end: set() for end in _ENDS}},
     noun="An ownership challenge",
     id_detail="challengeId",
 )
@@ -158,15 +154,9 @@ def ownership_challenge_create(
         external_account_status_transition(
             account, AccountStatus.PENDING_OWNERSHIP_VERIFICATION, reason="ownership challenge issued"
         )
-    now = clock.now()
+    expires_at = clock.now() + dt.timedelta(seconds=settings.OWNERSHIP_CHALLENGE_SECONDS)
     challenge = OwnershipChallenge(
-        id=ids.uuid7(),
-        platform_id=account.platform_id,
-        external_account=account,
-        method=method,
-        expires_at=now + dt.timedelta(seconds=settings.OWNERSHIP_CHALLENGE_SECONDS),
-        created_at=now,
-        updated_at=now,
+        platform_id=account.platform_id, external_account=account, method=method, expires_at=expires_at
     )
     token = ""
     if method == Method.WALLET_SIGNATURE:

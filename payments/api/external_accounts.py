@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, field_errors, parse_body, parse_query
-from payments.api.schema import one_of, operations, path_parameter
+from payments.api.schema import one_of, operations, path_parameter, post_view
 from payments.errors import FieldError, InvalidInput
 from payments.external_accounts import (
     external_account_create,
@@ -261,87 +261,73 @@ _ID = path_parameter("externalAccountId", "External account ID")
 _ownership = operations(TAGS, parameters=[_ID])
 
 
-def _ownership_body(
-    request: Request, serializer: type[ApiSerializer], account_id: UUID, *, platform_owned: bool
-) -> dict[str, Any]:
-    """The parsed body; for a bad one, an unknown account's 404 comes first."""
-    try:
-        return parse_body(serializer, request.data)
-    except InvalidInput:
-        external_account_get(
-            platform=request.auth.platform, account_id=account_id, platform_owned=platform_owned
-        )
-        raise
+class _OwnershipApi(APIView):
+    """Parse the body (for a bad one an unknown account's 404 comes first), then `answer`."""
 
-
-class _OwnershipChallengeApi(APIView):
     platform_owned = False
+    serializer: type[ApiSerializer]
 
     def post(self, request: Request, externalAccountId: str) -> Response:
         account_id = ids.parse("ExternalAccount", externalAccountId)
-        body = _ownership_body(
-            request, OwnershipChallengeRequestSerializer, account_id, platform_owned=self.platform_owned
-        )
-        issued = ownership_challenge_create(
-            platform=request.auth.platform,
-            account_id=account_id,
-            method=body["method"],
-            platform_owned=self.platform_owned,
-        )
+        where = {
+            "platform": request.auth.platform,
+            "account_id": account_id,
+            "platform_owned": self.platform_owned,
+        }
+        try:
+            body = parse_body(self.serializer, request.data)
+        except InvalidInput:
+            external_account_get(**where)
+            raise
+        return self.answer(request, where, body)
+
+    def answer(self, request: Request, where: dict[str, Any], body: dict[str, Any]) -> Response:
+        raise NotImplementedError
+
+
+class _OwnershipChallengeApi(_OwnershipApi):
+    serializer = OwnershipChallengeRequestSerializer
+
+    def answer(self, request: Request, where: dict[str, Any], body: dict[str, Any]) -> Response:
+        issued = ownership_challenge_create(method=body["method"], **where)
         link = request.build_absolute_uri(ownership_link_path(issued.link_token)) if issued.link_token else ""
         return Response(render_ownership_challenge(issued.challenge, verification_link=link), status=201)
 
 
-class _OwnershipVerifyApi(APIView):
-    platform_owned = False
+class _OwnershipVerifyApi(_OwnershipApi):
+    serializer = OwnershipVerifyRequestSerializer
 
-    def post(self, request: Request, externalAccountId: str) -> Response:
-        account_id = ids.parse("ExternalAccount", externalAccountId)
-        body = _ownership_body(
-            request, OwnershipVerifyRequestSerializer, account_id, platform_owned=self.platform_owned
-        )
-        account = ownership_verify(
-            platform=request.auth.platform,
-            account_id=account_id,
-            signature=body["signature"],
-            platform_owned=self.platform_owned,
-        )
-        return Response(render_external_account(account))
+    def answer(self, request: Request, where: dict[str, Any], body: dict[str, Any]) -> Response:
+        return Response(render_external_account(ownership_verify(signature=body["signature"], **where)))
 
 
-def _challenge_operation(operation_id: str):
-    return extend_schema_view(
-        post=_ownership(
-            operation_id,
-            request=OwnershipChallengeRequestSerializer,
-            responses={201: OWNERSHIP_CHALLENGE_ONE_OF},
-        )
-    )
+_CHALLENGE = {"request": OwnershipChallengeRequestSerializer, "responses": {201: OWNERSHIP_CHALLENGE_ONE_OF}}
+_VERIFY = {"request": OwnershipVerifyRequestSerializer, "responses": ExternalAccountSerializer}
 
 
-def _verify_operation(operation_id: str):
-    return extend_schema_view(
-        post=_ownership(
-            operation_id, request=OwnershipVerifyRequestSerializer, responses=ExternalAccountSerializer
-        )
-    )
-
-
-@_challenge_operation("createExternalAccountOwnershipChallenge")
-class CustomerOwnershipChallengeApi(_OwnershipChallengeApi):
-    pass
-
-
-@_verify_operation("verifyExternalAccountOwnership")
-class CustomerOwnershipVerifyApi(_OwnershipVerifyApi):
-    pass
-
-
-@_challenge_operation("createPlatformExternalAccountOwnershipChallenge")
-class PlatformOwnershipChallengeApi(_OwnershipChallengeApi):
-    platform_owned = True
-
-
-@_verify_operation("verifyPlatformExternalAccountOwnership")
-class PlatformOwnershipVerifyApi(_OwnershipVerifyApi):
-    platform_owned = True
+CustomerOwnershipChallengeApi = post_view(
+    "CustomerOwnershipChallengeApi",
+    _OwnershipChallengeApi,
+    _ownership,
+    "createExternalAccountOwnershipChallenge",
+    _CHALLENGE,
+)
+CustomerOwnershipVerifyApi = post_view(
+    "CustomerOwnershipVerifyApi", _OwnershipVerifyApi, _ownership, "verifyExternalAccountOwnership", _VERIFY
+)
+PlatformOwnershipChallengeApi = post_view(
+    "PlatformOwnershipChallengeApi",
+    _OwnershipChallengeApi,
+    _ownership,
+    "createPlatformExternalAccountOwnershipChallenge",
+    _CHALLENGE,
+    platform_owned=True,
+)
+PlatformOwnershipVerifyApi = post_view(
+    "PlatformOwnershipVerifyApi",
+    _OwnershipVerifyApi,
+    _ownership,
+    "verifyPlatformExternalAccountOwnership",
+    _VERIFY,
+    platform_owned=True,
+)

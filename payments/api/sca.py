@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any, NoReturn
 from uuid import UUID
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.api.parsing import ApiSerializer, DiscriminatedSerializer, parse_body
 from payments.api.quotes import QuoteSerializer, render_quote
-from payments.api.schema import operations, path_parameter
+from payments.api.schema import operations, path_parameter, post_view
 from payments.errors import FieldError, InvalidInput
 from payments.sca.factors import (
     sca_factor_delete,
@@ -364,12 +364,11 @@ class _TrustStartApi(APIView):
     trusted = True
 
     def post(self, request: Request, externalAccountId: str) -> Response:
-        challenge = beneficiary_trust_start(
-            platform=request.auth.platform,
-            account_id=ids.parse("ExternalAccount", externalAccountId),
-            trusted=self.trusted,
+        account_id = ids.parse("ExternalAccount", externalAccountId)
+        view = beneficiary_trust_start(
+            platform=request.auth.platform, account_id=account_id, trusted=self.trusted
         )
-        return Response(render_beneficiary_trust_start(challenge))
+        return Response(render_beneficiary_trust_start(view))
 
 
 class _TrustConfirmApi(APIView):
@@ -393,40 +392,31 @@ class _TrustConfirmApi(APIView):
         return Response(render_beneficiary_trust(trusted))
 
 
-def _start(operation_id: str):
-    return extend_schema_view(
-        post=_beneficiary_operation(operation_id, request=None, responses=BeneficiaryTrustStartSerializer)
-    )
+_START = {"request": None, "responses": BeneficiaryTrustStartSerializer}
+_CONFIRM = {
+    "request": BeneficiaryTrustConfirmRequestSerializer,
+    "responses": BeneficiaryTrustConfirmSerializer,
+}
 
 
-def _confirm(operation_id: str):
-    return extend_schema_view(
-        post=_beneficiary_operation(
-            operation_id,
-            request=BeneficiaryTrustConfirmRequestSerializer,
-            responses=BeneficiaryTrustConfirmSerializer,
-        )
-    )
-
-
-@_start("startBeneficiaryTrust")
-class BeneficiaryTrustStartApi(_TrustStartApi):
-    pass
-
-
-@_confirm("confirmBeneficiaryTrust")
-class BeneficiaryTrustConfirmApi(_TrustConfirmApi):
-    pass
-
-
-@_start("startBeneficiaryUntrust")
-class BeneficiaryUntrustStartApi(_TrustStartApi):
-    trusted = False
-
-
-@_confirm("confirmBeneficiaryUntrust")
-class BeneficiaryUntrustConfirmApi(_TrustConfirmApi):
-    trusted = False
+_op = _beneficiary_operation
+BeneficiaryTrustStartApi = post_view(
+    "BeneficiaryTrustStartApi", _TrustStartApi, _op, "startBeneficiaryTrust", _START
+)
+BeneficiaryTrustConfirmApi = post_view(
+    "BeneficiaryTrustConfirmApi", _TrustConfirmApi, _op, "confirmBeneficiaryTrust", _CONFIRM
+)
+BeneficiaryUntrustStartApi = post_view(
+    "BeneficiaryUntrustStartApi", _TrustStartApi, _op, "startBeneficiaryUntrust", _START, trusted=False
+)
+BeneficiaryUntrustConfirmApi = post_view(
+    "BeneficiaryUntrustConfirmApi",
+    _TrustConfirmApi,
+    _op,
+    "confirmBeneficiaryUntrust",
+    _CONFIRM,
+    trusted=False,
+)
 
 
 # --- not offered ------------------------------------------------------------------------------------

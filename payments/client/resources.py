@@ -643,14 +643,8 @@ class Sca(_Group):
         """The proof of the started change (the SMS `code`, or a `passkey_assertion` with its
         `origin`); answers whether the account is now trusted."""
         action = "trust" if trusted else "untrust"
-        body = wire(
-            {
-                "challenge_id": challenge_id,
-                "code": code,
-                "passkey_assertion": passkey_assertion,
-                "origin": origin,
-            }
-        )
+        proof = {"code": code, "passkey_assertion": passkey_assertion, "origin": origin}
+        body = wire({"challenge_id": challenge_id, **proof})
         response = self._t.call(
             "POST", f"customers/external-accounts/{segment(account_id)}/{action}/confirm", json_body=body
         )

@@ -19,12 +19,10 @@ from payments.sca.challenges import (
     Kind,
     Status,
     _cancel_pending,
-    _challenge_expired,
-    sca_challenge_transition,
 )
 from payments.sca.errors import _proof_refused
 from payments.sca.profile import _lock_check, _profile_lock
-from payments.sca.proofs import ScaProof, _assertion_options, _check_proof, _code_set
+from payments.sca.proofs import ScaProof, _assertion_options, _code_set, _satisfy
 from payments.sca.region import _sca_customer
 
 
@@ -153,12 +151,8 @@ def sca_login_complete(
                 "start one with POST /sca/login/start",
                 "NO_LOGIN_PENDING",
             )
-        if challenge.expires_at <= now:
-            refusal = _challenge_expired(challenge, "SCA login")
-        else:
-            refusal = _check_proof(challenge, profile, proof, now)
+        refusal = _satisfy(challenge, profile, proof, now, "SCA login")
         if refusal is None:
-            sca_challenge_transition(challenge, Status.VERIFIED, verified_at=now)
             profile.failed_attempts = 0
             profile.session_started_at = now
             profile.session_expires_at = now + dt.timedelta(days=settings.SCA_SESSION_DAYS)

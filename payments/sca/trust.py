@@ -36,18 +36,16 @@ from django.db import transaction
 from payments import clock, ids
 from payments.errors import Conflict, ResourceNotFound, ServiceError
 from payments.external_accounts import external_account_get
-from payments.models import Customer, ExternalAccount, Platform, ScaChallenge, ScaFactor
+from payments.models import Customer, ExternalAccount, Platform, ScaChallenge, ScaFactor, ScaProfile
 from payments.sca.challenges import (
     Kind,
     Status,
     _cancel_pending,
-    _challenge_expired,
-    sca_challenge_transition,
 )
 from payments.sca.errors import NotInScaRegion, _proof_refused
 from payments.sca.payment_challenges import ChallengeView, _account_words, _payment_factor, challenge_view
 from payments.sca.profile import _lock_check, _profile_lock, _proof_accepted
-from payments.sca.proofs import ScaProof, _check_proof, _code_set
+from payments.sca.proofs import ScaProof, _code_set, _satisfy
 from payments.sca.region import sca_applies
 
 
@@ -69,11 +67,17 @@ def beneficiary_get(platform: Platform, account_id: UUID) -> tuple[ExternalAccou
     return account, account.customer
 
 
-def _locked_account(account: ExternalAccount) -> ExternalAccount:
-    locked = ExternalAccount.objects.select_for_update().get(pk=account.pk)
-    if locked.deleted_at is not None:  # deleted while we waited for the lock
+def _locked(customer: Customer, account: ExternalAccount) -> tuple[ScaProfile, ExternalAccount, dt.datetime]:
+    """The customer's profile and then the account, locked (423 while the customer's SCA is locked;
+    404 when the account was deleted while we waited), and the time."""
+    profile = _profile_lock(customer)
+    now = clock.now()
+    if locked := _lock_check(profile, now):
+        raise locked
+    account = ExternalAccount.objects.select_for_update().get(pk=account.pk)
+    if account.deleted_at is not None:
         raise ResourceNotFound("ExternalAccount")
-    return locked
+    return profile, account, now
 
 
 def _text(account: ExternalAccount, trusted: bool) -> str:
@@ -106,11 +110,7 @@ def beneficiary_trust_start(*, platform: Platform, account_id: UUID, trusted: bo
     when the account is already so."""
     account, customer = beneficiary_get(platform, account_id)
     with transaction.atomic():
-        profile = _profile_lock(customer)
-        now = clock.now()
-        if locked := _lock_check(profile, now):
-            raise locked
-        account = _locked_account(account)
+        _, account, now = _locked(customer, account)
         for kind in (Kind.TRUST, Kind.UNTRUST):  # a new start replaces whatever change was pending
             _cancel_pending(customer, kind, external_account=account)
         if (account.sca_trusted_at is not None) == trusted:
@@ -144,11 +144,7 @@ def beneficiary_trust_confirm(
     account, customer = beneficiary_get(platform, account_id)
     refusal: ServiceError | None = None
     with transaction.atomic():
-        profile = _profile_lock(customer)
-        now = clock.now()
-        if locked := _lock_check(profile, now):
-            raise locked
-        account = _locked_account(account)
+        profile, account, now = _locked(customer, account)
         challenge = (
             ScaChallenge.objects.select_for_update()
             .select_related("customer")
@@ -171,12 +167,8 @@ def beneficiary_trust_confirm(
                 "CHALLENGE_MISMATCH",
                 challengeId=challenge.public_id,
             )
-        if challenge.expires_at <= now:
-            refusal = _challenge_expired(challenge, "trust change")
-        else:
-            refusal = _check_proof(challenge, profile, proof, now)
+        refusal = _satisfy(challenge, profile, proof, now, "trust change")
         if refusal is None:
-            sca_challenge_transition(challenge, Status.VERIFIED, verified_at=now)
             _proof_accepted(profile)
             account.sca_trusted_at = now if trusted else None
             account.touch()

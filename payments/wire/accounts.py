@@ -127,22 +127,32 @@ def render_external_account(account: ExternalAccount) -> dict[str, Any]:
 # --- ownership verification challenges ---------------------------------------------------------------
 
 
-class WalletSignatureChallengeSerializer(serializers.Serializer):
-    method = serializers.ChoiceField(choices=["WALLET_SIGNATURE"])
-    messageToSign = serializers.CharField(help_text="Sign exactly this text with the wallet's key")
-    expiresAt = UtcDateTimeField()
+def _challenge_shape(
+    name: str, method: str, field: str, value: serializers.Field
+) -> type[serializers.Serializer]:
+    """The reference's `<name>` (an `OwnershipChallenge` whose `method` is `method`, carrying `field`);
+    for the OpenAPI document only, built by `render_ownership_challenge`."""
+    fields = {
+        "method": serializers.ChoiceField(choices=[method]),
+        field: value,
+        "expiresAt": UtcDateTimeField(),
+    }
+    meta = type("Meta", (), {"ref_name": name})
+    return type(f"{name}Serializer", (serializers.Serializer,), {**fields, "Meta": meta})
 
-    class Meta:
-        ref_name = "WalletSignatureChallenge"
 
-
-class LivenessChallengeSerializer(serializers.Serializer):
-    method = serializers.ChoiceField(choices=["LIVENESS"])
-    verificationLink = serializers.URLField(help_text="The hosted verification page to show the user")
-    expiresAt = UtcDateTimeField()
-
-    class Meta:
-        ref_name = "LivenessChallenge"
+WalletSignatureChallengeSerializer = _challenge_shape(
+    "WalletSignatureChallenge",
+    "WALLET_SIGNATURE",
+    "messageToSign",
+    serializers.CharField(help_text="Sign exactly this text with the wallet's key"),
+)
+LivenessChallengeSerializer = _challenge_shape(
+    "LivenessChallenge",
+    "LIVENESS",
+    "verificationLink",
+    serializers.URLField(help_text="The hosted verification page to show the user"),
+)
 
 
 def render_ownership_challenge(

@@ -6,6 +6,7 @@ approval step. Everything goes through the service client (`sca.trust_start` / `
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.contrib import messages
@@ -57,6 +58,17 @@ def trust_begin(
     return reverse("portal:payee-trust")
 
 
+def _with_trust(view):
+    """The view gets the trust being confirmed; without one, back to the send page."""
+
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest) -> HttpResponse:
+        state = request.session.get(TRUST)
+        return view(request, state) if state else go(request, reverse("portal:send"))
+
+    return wrapper
+
+
 def _context(request: HttpRequest, state: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {
         "trust": state,
@@ -70,22 +82,15 @@ def _context(request: HttpRequest, state: dict[str, Any], **extra: Any) -> dict[
 
 @require_http_methods(["GET", "POST"])
 @signed_in_service_view
-def payee_trust_view(request: HttpRequest) -> HttpResponse:
+@_with_trust
+def payee_trust_view(request: HttpRequest, state: dict[str, Any]) -> HttpResponse:
     """The code (form) or the passkey assertion (the shim's JSON) that confirms the trust."""
-    state = request.session.get(TRUST)
-    if not state:
-        return go(request, reverse("portal:send"))
     passkey = request.method == "POST" and wants_json(request)
     proof: dict[str, Any]
     if passkey:
         proof = {"passkey_assertion": json_body(request).get("credential"), "origin": _origin(request)}
     else:
-        code = code_step_entry(
-            request,
-            PAGE,
-            lambda **extra: _context(request, state, **extra),
-            too_many="Too many attempts from your network. Please try again {wait}.",
-        )
+        code = code_step_entry(request, PAGE, functools.partial(_context, request, state))
         if isinstance(code, HttpResponse):
             return code
         proof = {"code": code}
@@ -107,21 +112,19 @@ def payee_trust_view(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @signed_in_service_view
-def payee_trust_passkey_view(request: HttpRequest) -> HttpResponse:
+@_with_trust
+def payee_trust_passkey_view(request: HttpRequest, state: dict[str, Any]) -> HttpResponse:
     """The shim's first call when the trust is confirmed with a passkey: its WebAuthn request options."""
-    state = request.session.get(TRUST)
-    if not state or not state.get("options") or not wants_json(request):
-        return go(request, reverse("portal:payee-trust" if state else "portal:send"))
+    if not state.get("options") or not wants_json(request):
+        return go(request, reverse("portal:payee-trust"))
     return _json({"mode": "get", "publicKey": state["options"], "post": reverse("portal:payee-trust")})
 
 
 @require_POST
 @signed_in_service_view
-def payee_trust_resend_view(request: HttpRequest) -> HttpResponse:
+@_with_trust
+def payee_trust_resend_view(request: HttpRequest, state: dict[str, Any]) -> HttpResponse:
     """A new code: a new trust challenge (the service has no resend for it), after the cool-down."""
-    state = request.session.get(TRUST)
-    if not state:
-        return go(request, reverse("portal:send"))
     notice = ""
     if sca_steps.resend_wait(request, state["challenge_id"]) == 0:
         wait = throttle.hit(throttle.CODE_PER_IP, throttle.client_ip(request))
