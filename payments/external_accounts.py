@@ -162,14 +162,20 @@ def _beneficiary_name(info: Mapping[str, Any]) -> str:
     return str(beneficiary.get("fullName") or beneficiary.get("legalName") or "")
 
 
-def _first_status(account_type: str, info: Mapping[str, Any], ownership_type: str) -> str:
+def ownership_verification_applies(account_type: str, info: Mapping[str, Any], ownership_type: str) -> bool:
+    """Whether an account must prove its ownership: a FIRST_PARTY self-custody wallet (no
+    `vaspName`), Lightning aside (see the module docstring)."""
     spec = ACCOUNT_TYPES[account_type]
     self_custody = spec.network is not None and not info.get("vaspName")
-    if (
+    return (
         self_custody
         and ownership_type == ExternalAccount.OwnershipType.FIRST_PARTY
         and spec.network not in _NO_OWNERSHIP_VERIFICATION
-    ):
+    )
+
+
+def _first_status(account_type: str, info: Mapping[str, Any], ownership_type: str) -> str:
+    if ownership_verification_applies(account_type, info, ownership_type):
         return Status.PENDING_OWNERSHIP_VERIFICATION
     return Status.ACTIVE
 
@@ -311,8 +317,17 @@ def _duplicate() -> Conflict:
 
 @transaction.atomic
 def external_account_delete(*, platform: Platform, account_id: UUID, platform_owned: bool = False) -> None:
-    """Soft delete: INACTIVE (with its webhook), then hidden from every read."""
+    """Soft delete: INACTIVE (with its webhook), then hidden from every read. A trusted beneficiary
+    (`payments.sca.trust`) is refused: 409 BENEFICIARY_TRUSTED, untrust it first."""
     account = external_account_get(platform=platform, account_id=account_id, platform_owned=platform_owned)
+    account = ExternalAccount.objects.select_for_update().get(pk=account.pk)
+    if account.sca_trusted_at is not None:
+        raise Conflict(
+            f"External account {account.public_id} is a trusted beneficiary; untrust it first "
+            "(POST /customers/external-accounts/{externalAccountId}/untrust and its /confirm), then delete it",
+            code="BENEFICIARY_TRUSTED",
+            externalAccountId=account.public_id,
+        )
     account = external_account_status_transition(account, Status.INACTIVE, reason="deleted")
     account.deleted_at = clock.now()
     account.default_uma_deposit_account = False

@@ -288,6 +288,13 @@ IDEMPOTENCY_KEY_HOURS = env_int("IDEMPOTENCY_KEY_HOURS", default=24)
 TRANSACTION_SIZE_LIMIT_USD_CENTS = env_int("TRANSACTION_SIZE_LIMIT_USD_CENTS", default=100_000_000)  # $1M
 DAILY_VOLUME_LIMIT_USD_CENTS = env_int("DAILY_VOLUME_LIMIT_USD_CENTS", default=1_000_000_000)  # $10M
 
+# Ownership verification of self-custody wallets (payments/ownership.py): how long a challenge lives,
+# and the transfer value (euro cents) above which an account still pending it is refused.
+OWNERSHIP_CHALLENGE_SECONDS = env_int("OWNERSHIP_CHALLENGE_SECONDS", default=900)
+OWNERSHIP_VERIFICATION_THRESHOLD_EUR_CENTS = env_int(
+    "OWNERSHIP_VERIFICATION_THRESHOLD_EUR_CENTS", default=100_000
+)
+
 # Webhook delivery (payments/webhooks.py; README "Webhooks"). Timeouts apply to every POST; attempt n
 # waits a random 1 s..min(MAX, BASE * FACTOR^(n-1)) after failing; after MAX_ATTEMPTS the event FAILED.
 WEBHOOK_CONNECT_TIMEOUT_SECONDS = float(os.environ.get("WEBHOOK_CONNECT_TIMEOUT_SECONDS", "5"))

@@ -1,4 +1,6 @@
-"""`/customers/external-accounts` and `/platform/external-accounts`.
+"""`/customers/external-accounts` and `/platform/external-accounts`, with the ownership verification
+of self-custody wallets (`.../{externalAccountId}/challenge` and `/verify`, rules in
+`payments/ownership.py`).
 
 The customer paths serve every external account of the platform (the reference's `customerId` is
 optional on create, and the list "returns all external accounts" without filters); the platform
@@ -19,8 +21,8 @@ from rest_framework.views import APIView
 
 from payments import ids
 from payments.api.pagination import PAGE_PARAMETERS, paginate
-from payments.api.parsing import ApiSerializer, field_errors, parse_query
-from payments.api.schema import operations, path_parameter
+from payments.api.parsing import ApiSerializer, field_errors, parse_body, parse_query
+from payments.api.schema import one_of, operations, path_parameter, post_view
 from payments.errors import FieldError, InvalidInput
 from payments.external_accounts import (
     external_account_create,
@@ -29,8 +31,16 @@ from payments.external_accounts import (
     external_account_input_errors,
     external_account_list,
 )
-from payments.models import ExternalAccount
-from payments.wire.accounts import AccountInfoField, ExternalAccountSerializer, render_external_account
+from payments.models import ExternalAccount, OwnershipChallenge
+from payments.ownership import ownership_challenge_create, ownership_link_path, ownership_verify
+from payments.wire.accounts import (
+    AccountInfoField,
+    ExternalAccountSerializer,
+    LivenessChallengeSerializer,
+    WalletSignatureChallengeSerializer,
+    render_external_account,
+    render_ownership_challenge,
+)
 from payments.wire.pages import page_of
 
 TAGS = ["External Accounts"]
@@ -220,3 +230,104 @@ class PlatformExternalAccountListCreateApi(_ExternalAccountListCreateApi):
 )
 class PlatformExternalAccountDetailApi(_ExternalAccountDetailApi):
     platform_owned = True
+
+
+# --- ownership verification --------------------------------------------------------------------------
+
+
+class OwnershipChallengeRequestSerializer(ApiSerializer):
+    method = serializers.ChoiceField(choices=OwnershipChallenge.Method.choices)
+
+    class Meta:
+        ref_name = "OwnershipChallengeRequest"
+
+
+class OwnershipVerifyRequestSerializer(ApiSerializer):
+    signature = serializers.CharField(max_length=1024, help_text="The wallet's signature of messageToSign")
+    signatureScheme = serializers.ChoiceField(
+        choices=["bip137", "electrum"], required=False, help_text="Bitcoin only; ignored for other chains"
+    )
+
+    class Meta:
+        ref_name = "OwnershipVerifyRequest"
+
+
+OWNERSHIP_CHALLENGE_ONE_OF = one_of(
+    "OwnershipChallenge",
+    {"WALLET_SIGNATURE": WalletSignatureChallengeSerializer, "LIVENESS": LivenessChallengeSerializer},
+    discriminator="method",
+)
+_ID = path_parameter("externalAccountId", "External account ID")
+_ownership = operations(TAGS, parameters=[_ID])
+
+
+class _OwnershipApi(APIView):
+    """Parse the body (for a bad one an unknown account's 404 comes first), then `answer`."""
+
+    platform_owned = False
+    serializer: type[ApiSerializer]
+
+    def post(self, request: Request, externalAccountId: str) -> Response:
+        account_id = ids.parse("ExternalAccount", externalAccountId)
+        where = {
+            "platform": request.auth.platform,
+            "account_id": account_id,
+            "platform_owned": self.platform_owned,
+        }
+        try:
+            body = parse_body(self.serializer, request.data)
+        except InvalidInput:
+            external_account_get(**where)
+            raise
+        return self.answer(request, where, body)
+
+    def answer(self, request: Request, where: dict[str, Any], body: dict[str, Any]) -> Response:
+        raise NotImplementedError
+
+
+class _OwnershipChallengeApi(_OwnershipApi):
+    serializer = OwnershipChallengeRequestSerializer
+
+    def answer(self, request: Request, where: dict[str, Any], body: dict[str, Any]) -> Response:
+        issued = ownership_challenge_create(method=body["method"], **where)
+        link = request.build_absolute_uri(ownership_link_path(issued.link_token)) if issued.link_token else ""
+        return Response(render_ownership_challenge(issued.challenge, verification_link=link), status=201)
+
+
+class _OwnershipVerifyApi(_OwnershipApi):
+    serializer = OwnershipVerifyRequestSerializer
+
+    def answer(self, request: Request, where: dict[str, Any], body: dict[str, Any]) -> Response:
+        return Response(render_external_account(ownership_verify(signature=body["signature"], **where)))
+
+
+_CHALLENGE = {"request": OwnershipChallengeRequestSerializer, "responses": {201: OWNERSHIP_CHALLENGE_ONE_OF}}
+_VERIFY = {"request": OwnershipVerifyRequestSerializer, "responses": ExternalAccountSerializer}
+
+
+CustomerOwnershipChallengeApi = post_view(
+    "CustomerOwnershipChallengeApi",
+    _OwnershipChallengeApi,
+    _ownership,
+    "createExternalAccountOwnershipChallenge",
+    _CHALLENGE,
+)
+CustomerOwnershipVerifyApi = post_view(
+    "CustomerOwnershipVerifyApi", _OwnershipVerifyApi, _ownership, "verifyExternalAccountOwnership", _VERIFY
+)
+PlatformOwnershipChallengeApi = post_view(
+    "PlatformOwnershipChallengeApi",
+    _OwnershipChallengeApi,
+    _ownership,
+    "createPlatformExternalAccountOwnershipChallenge",
+    _CHALLENGE,
+    platform_owned=True,
+)
+PlatformOwnershipVerifyApi = post_view(
+    "PlatformOwnershipVerifyApi",
+    _OwnershipVerifyApi,
+    _ownership,
+    "verifyPlatformExternalAccountOwnership",
+    _VERIFY,
+    platform_owned=True,
+)

@@ -1,5 +1,6 @@
-"""Strong Customer Authentication: `/sca/...` (factors, login) and `/quotes/{quoteId}/authorize[/resend]`;
-security events and factor resets: `payments/api/sca_recovery.py`.
+"""Strong Customer Authentication: `/sca/...` (factors, login), `/quotes/{quoteId}/authorize[/resend]`
+and the trusted beneficiaries (`/customers/external-accounts/{externalAccountId}/trust[/confirm]`,
+`/untrust[/confirm]`); security events and factor resets: `payments/api/sca_recovery.py`.
 
 Rules in `payments/sca/`. Every endpoint answers 409 CONFLICT for a customer outside an SCA region.
 """
@@ -19,7 +20,7 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.api.parsing import ApiSerializer, DiscriminatedSerializer, parse_body
 from payments.api.quotes import QuoteSerializer, render_quote
-from payments.api.schema import one_of, operations, path_parameter
+from payments.api.schema import one_of, operations, path_parameter, post_view
 from payments.errors import FieldError, InvalidInput
 from payments.sca.factors import (
     sca_factor_delete,
@@ -31,8 +32,15 @@ from payments.sca.login import sca_login_complete, sca_login_start
 from payments.sca.payment_challenges import quote_authorize, quote_authorize_resend, sca_quote_check
 from payments.sca.proofs import ScaProof
 from payments.sca.totp import RECOVERY_CODE_PATTERN, sca_totp_enroll_confirm, sca_totp_enroll_start
+from payments.sca.trust import beneficiary_get, beneficiary_trust_confirm, beneficiary_trust_start
 from payments.wire.parsing import CrossCheckedSerializer
-from payments.wire.sca import FACTORS
+from payments.wire.sca import (
+    FACTORS,
+    BeneficiaryTrustConfirmSerializer,
+    BeneficiaryTrustStartSerializer,
+    render_beneficiary_trust,
+    render_beneficiary_trust_start,
+)
 from payments.wire.time import utc_timestamp
 
 TAGS = ["Strong Customer Authentication"]
@@ -237,6 +245,13 @@ class ScaAuthorizationSerializer(_ProofFields):
         ref_name = "ScaAuthorization"
 
 
+class BeneficiaryTrustConfirmRequestSerializer(_ProofFields):
+    challengeId = serializers.CharField(required=False, allow_null=True, max_length=64)
+
+    class Meta:
+        ref_name = "BeneficiaryTrustConfirmRequest"
+
+
 def _proof(body: Mapping[str, Any]) -> ScaProof:
     return ScaProof(
         code=body.get("code"),
@@ -419,3 +434,69 @@ class QuoteAuthorizeResendApi(APIView):
     def post(self, request: Request, quoteId: str) -> Response:
         quote_authorize_resend(platform=request.auth.platform, quote_id=ids.parse("Quote", quoteId))
         return Response(status=204)
+
+
+# --- trusted beneficiaries --------------------------------------------------------------------------
+
+_BENEFICIARY = path_parameter("externalAccountId", "The external account (beneficiary)")
+_beneficiary_operation = operations(TAGS, parameters=[_BENEFICIARY])
+
+
+class _TrustStartApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+    trusted = True
+
+    def post(self, request: Request, externalAccountId: str) -> Response:
+        account_id = ids.parse("ExternalAccount", externalAccountId)
+        view = beneficiary_trust_start(
+            platform=request.auth.platform, account_id=account_id, trusted=self.trusted
+        )
+        return Response(render_beneficiary_trust_start(view))
+
+
+class _TrustConfirmApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+    trusted = True
+
+    def post(self, request: Request, externalAccountId: str) -> Response:
+        account_id = ids.parse("ExternalAccount", externalAccountId)
+        try:
+            body = parse_body(BeneficiaryTrustConfirmRequestSerializer, request.data)
+        except InvalidInput:
+            beneficiary_get(request.auth.platform, account_id)  # 404 and 409 come first
+            raise
+        trusted = beneficiary_trust_confirm(
+            platform=request.auth.platform,
+            account_id=account_id,
+            trusted=self.trusted,
+            challenge_id=body.get("challengeId"),
+            proof=_proof(body),
+        )
+        return Response(render_beneficiary_trust(trusted))
+
+
+_START = {"request": None, "responses": BeneficiaryTrustStartSerializer}
+_CONFIRM = {
+    "request": BeneficiaryTrustConfirmRequestSerializer,
+    "responses": BeneficiaryTrustConfirmSerializer,
+}
+
+
+_op = _beneficiary_operation
+BeneficiaryTrustStartApi = post_view(
+    "BeneficiaryTrustStartApi", _TrustStartApi, _op, "startBeneficiaryTrust", _START
+)
+BeneficiaryTrustConfirmApi = post_view(
+    "BeneficiaryTrustConfirmApi", _TrustConfirmApi, _op, "confirmBeneficiaryTrust", _CONFIRM
+)
+BeneficiaryUntrustStartApi = post_view(
+    "BeneficiaryUntrustStartApi", _TrustStartApi, _op, "startBeneficiaryUntrust", _START, trusted=False
+)
+BeneficiaryUntrustConfirmApi = post_view(
+    "BeneficiaryUntrustConfirmApi",
+    _TrustConfirmApi,
+    _op,
+    "confirmBeneficiaryUntrust",
+    _CONFIRM,
+    trusted=False,
+)

@@ -7,7 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import serializers
 
 
@@ -16,6 +21,20 @@ def operations(tags: list[str], **defaults: Any) -> Callable[..., Callable[[Call
         return extend_schema(operation_id=operation_id, tags=tags, **(defaults | kwargs))
 
     return operation
+
+
+def post_view[V](
+    name: str,
+    base: type[V],
+    operation: Callable[..., Callable],
+    operation_id: str,
+    schema: dict,
+    **attrs: Any,
+) -> type[V]:
+    """The view class `name`: `base` with `attrs`, its POST documented as `operation_id` (`schema`:
+    `request` and `responses`). For views that differ from a sibling only by a flag and a name."""
+    view = type(name, (base,), {"__module__": base.__module__, **attrs})
+    return extend_schema_view(post=operation(operation_id, **schema))(view)
 
 
 def path_parameter(name: str, description: str = "") -> OpenApiParameter:

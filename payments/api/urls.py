@@ -7,8 +7,12 @@ from payments.api.exchange_rates import ExchangeRateListApi
 from payments.api.external_accounts import (
     CustomerExternalAccountDetailApi,
     CustomerExternalAccountListCreateApi,
+    CustomerOwnershipChallengeApi,
+    CustomerOwnershipVerifyApi,
     PlatformExternalAccountDetailApi,
     PlatformExternalAccountListCreateApi,
+    PlatformOwnershipChallengeApi,
+    PlatformOwnershipVerifyApi,
 )
 from payments.api.internal_accounts import CustomerInternalAccountListApi, PlatformInternalAccountListApi
 from payments.api.kyc_links import CustomerKycLinkApi
@@ -17,6 +21,10 @@ from payments.api.receivers import ReceiverExternalAccountLookupApi, ReceiverUma
 from payments.api.routing import routes
 from payments.api.sandbox import SandboxFundApi, SandboxSendApi, SandboxUmaReceiveApi
 from payments.api.sca import (
+    BeneficiaryTrustConfirmApi,
+    BeneficiaryTrustStartApi,
+    BeneficiaryUntrustConfirmApi,
+    BeneficiaryUntrustStartApi,
     QuoteAuthorizeApi,
     QuoteAuthorizeResendApi,
     ScaFactorConfirmApi,
@@ -44,6 +52,19 @@ from payments.api.transfers import TransferInApi, TransferOutApi
 from payments.api.verifications import VerificationDetailApi, VerificationListCreateApi
 from payments.api.webhooks import SandboxWebhookTestApi
 
+
+def _external_account_actions(owner: str, *actions: tuple[str, type]) -> list[tuple[str, type, str]]:
+    """`/external-accounts/{externalAccountId}/<action>` routes, named `<owner>-external-account-<action>`."""
+    return [
+        (
+            f"/external-accounts/<str:externalAccountId>/{action}",
+            view,
+            f"{owner}-external-account-{action.replace('/', '-')}",
+        )
+        for action, view in actions
+    ]
+
+
 urlpatterns = [
     *routes(
         "",
@@ -68,6 +89,15 @@ urlpatterns = [
             CustomerExternalAccountDetailApi,
             "customer-external-account-detail",
         ),
+        *_external_account_actions(
+            "customer",
+            ("challenge", CustomerOwnershipChallengeApi),
+            ("verify", CustomerOwnershipVerifyApi),
+            ("trust", BeneficiaryTrustStartApi),
+            ("trust/confirm", BeneficiaryTrustConfirmApi),
+            ("untrust", BeneficiaryUntrustStartApi),
+            ("untrust/confirm", BeneficiaryUntrustConfirmApi),
+        ),
         ("/<str:customerId>", CustomerDetailApi, "customer-detail"),
         ("/<str:customerId>/kyc-link", CustomerKycLinkApi, "customer-kyc-link"),
     ),
@@ -79,6 +109,11 @@ urlpatterns = [
             "/external-accounts/<str:externalAccountId>",
             PlatformExternalAccountDetailApi,
             "platform-external-account-detail",
+        ),
+        *_external_account_actions(
+            "platform",
+            ("challenge", PlatformOwnershipChallengeApi),
+            ("verify", PlatformOwnershipVerifyApi),
         ),
     ),
     *routes(

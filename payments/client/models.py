@@ -238,6 +238,20 @@ class ExternalAccount:
 
 
 @record
+class OwnershipChallenge:
+    """Proof of a self-custody wallet's ownership to give: WALLET_SIGNATURE: sign `message_to_sign`
+    exactly with the wallet and send it to `external_accounts.verify_ownership`; LIVENESS: show
+    `verification_link` (the outcome arrives as the account's status)."""
+
+    method: str  # WALLET_SIGNATURE or LIVENESS
+    expires_at: dt.datetime
+    message_to_sign: str | None = None
+    verification_link: str | None = None
+    token: str | None = None
+    raw: dict[str, Any] = _raw()
+
+
+@record
 class WalletExport:
     """`encrypted_wallet_credentials` opens with `wallet_crypto.export_bundle_open` and the private key
     of the `client_public_key` sent. The service never keeps it: this is the only copy."""
@@ -509,6 +523,15 @@ class ScaLoginStart:
     passkey_options: dict[str, Any] | None = None
     allowed_origins: list[str] | None = None
     relying_party_id: str | None = None
+    raw: dict[str, Any] = _raw()
+
+
+@record
+class BeneficiaryTrustStart:
+    """The challenge to satisfy to (un)trust a beneficiary; None when it already is so (then confirm
+    without a `challenge_id`)."""
+
+    sca_challenge: ScaChallenge | None = None
     raw: dict[str, Any] = _raw()
 
 

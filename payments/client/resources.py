@@ -17,6 +17,7 @@ from payments.client.models import (
     ApiToken,
     AuthMethod,
     AuthSession,
+    BeneficiaryTrustStart,
     Customer,
     ExchangeRate,
     ExternalAccount,
@@ -24,6 +25,7 @@ from payments.client.models import (
     FactorResetStart,
     InternalAccount,
     KycLink,
+    OwnershipChallenge,
     Page,
     PasskeyChallenge,
     PasskeyEnrollment,
@@ -289,7 +291,27 @@ class ExternalAccounts(_Group):
         return from_wire(ExternalAccount, self._get(f"{self._base(platform)}/{segment(account_id)}"))
 
     def delete(self, account_id: str, *, platform: bool = False) -> None:
+        """Conflict with code BENEFICIARY_TRUSTED for a trusted beneficiary (untrust it first)."""
         self._t.call("DELETE", f"{self._base(platform)}/{segment(account_id)}")
+
+    def ownership_challenge(
+        self, account_id: str, method: str = "WALLET_SIGNATURE", *, platform: bool = False
+    ) -> OwnershipChallenge:
+        """Start (or restart) the ownership verification of a FIRST_PARTY self-custody wallet
+        (status PENDING_OWNERSHIP_VERIFICATION or UNVERIFIED; Conflict otherwise)."""
+        path = f"{self._base(platform)}/{segment(account_id)}/challenge"
+        return from_wire(
+            OwnershipChallenge, json_of(self._t.call("POST", path, json_body={"method": method}))
+        )
+
+    def verify_ownership(
+        self, account_id: str, signature: str, *, signature_scheme: str | None = None, platform: bool = False
+    ) -> ExternalAccount:
+        """The wallet's signature of the challenge's `message_to_sign`: the account, ACTIVE. A wrong
+        or late one raises BadRequest and leaves the account UNVERIFIED (start a new challenge)."""
+        path = f"{self._base(platform)}/{segment(account_id)}/verify"
+        body = wire({"signature": signature, "signature_scheme": signature_scheme})
+        return from_wire(ExternalAccount, json_of(self._t.call("POST", path, json_body=body)))
 
 
 class Credentials(_Group):
@@ -660,6 +682,37 @@ class Sca(_Group):
             "POST", "sca/login/complete", params=query(customerId=customer_id), json_body=body
         )
         return from_wire(ScaLoginComplete, json_of(response))
+
+    def trust_start(self, account_id: str, *, trusted: bool = True) -> BeneficiaryTrustStart:
+        """Start trusting the customer's external account (`trusted=False`: stop trusting it), so that
+        payments to it skip the per-payment challenge. Satisfy the returned `sca_challenge` with
+        `trust_confirm`."""
+        action = "trust" if trusted else "untrust"
+        response = self._t.call("POST", f"customers/external-accounts/{segment(account_id)}/{action}")
+        return from_wire(BeneficiaryTrustStart, json_of(response))
+
+    def trust_confirm(
+        self,
+        account_id: str,
+        *,
+        trusted: bool = True,
+        challenge_id: str | None = None,
+        code: str | None = None,
+        passkey_assertion: dict[str, Any] | None = None,
+        origin: str | None = None,
+    ) -> bool:
+        """The proof of the started change (the SMS `code`, or a `passkey_assertion` with its
+        `origin`); answers whether the account is now trusted."""
+        action = "trust" if trusted else "untrust"
+        proof = {"code": code, "passkey_assertion": passkey_assertion, "origin": origin}
+        body = wire({"challenge_id": challenge_id, **proof})
+        response = self._t.call(
+            "POST", f"customers/external-accounts/{segment(account_id)}/{action}/confirm", json_body=body
+        )
+        data = json_of(response)
+        if not isinstance(data, dict) or not isinstance(data.get("trusted"), bool):
+            raise UnexpectedResponse("expected {trusted: true|false}", body=data)
+        return data["trusted"]
 
 
 class Transactions(_Group):

@@ -1,12 +1,14 @@
-"""Included at `onboarding/`: `<token>/` is exactly `payments.onboarding.onboarding_link_path(token)`."""
+"""Included at `onboarding/`: `<token>/` is exactly `payments.onboarding.onboarding_link_path(token)`,
+`wallet/<token>/` `payments.ownership.ownership_link_path(token)`."""
 
 from django.urls import path
 
-from payments.hosted import views
+from payments.hosted import views, wallet_ownership
 
 app_name = "onboarding"
 
 urlpatterns = [
+    path("wallet/<str:token>/", wallet_ownership.liveness_view, name="wallet-liveness"),
     path("<str:token>/", views.start_view, name="start"),
     path("<str:token>/details/", views.details_view, name="details"),
     path("<str:token>/documents/", views.documents_view, name="documents"),

@@ -13,6 +13,8 @@ from payments.models.external_accounts import (
     ExternalAccount,
     ExternalAccountStatus,
     ExternalAccountStatusChange,
+    OwnershipChallenge,
+    OwnershipChallengeStatus,
 )
 from payments.models.idempotency import IdempotencyKey
 from payments.models.ledger import LedgerAccount, LedgerJournal, LedgerPosting
@@ -52,6 +54,8 @@ __all__ = [
     "LedgerJournal",
     "LedgerPosting",
     "OnboardingLink",
+    "OwnershipChallenge",
+    "OwnershipChallengeStatus",
     "Platform",
     "Quote",
     "QuoteStatus",

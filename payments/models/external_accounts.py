@@ -47,6 +47,8 @@ class ExternalAccount(PlatformScoped):
     )
     beneficiary_verified_name = models.CharField(max_length=255, blank=True)
     deleted_at = models.DateTimeField(null=True, blank=True)  # DELETE: INACTIVE and hidden from the API
+    # A trusted beneficiary of its customer (SCA): set and cleared only by `payments.sca.trust`.
+    sca_trusted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -70,6 +72,46 @@ class ExternalAccount(PlatformScoped):
     @property
     def is_deleted(self) -> bool:
         return self.deleted_at is not None
+
+
+class OwnershipChallengeStatus(models.TextChoices):
+    PENDING = "PENDING"
+    VERIFIED = "VERIFIED"
+    FAILED = "FAILED"
+    EXPIRED = "EXPIRED"
+    CANCELLED = "CANCELLED"  # replaced by a newer challenge
+
+
+class OwnershipChallenge(PlatformScoped):
+    """One ownership verification challenge of a self-custody wallet (`payments/ownership.py`). At most
+    one is PENDING per account; change `status` only through `ownership_challenge_transition`."""
+
+    ID_KIND = "OwnershipChallenge"
+    Status = OwnershipChallengeStatus
+    Method = models.TextChoices("Method", "WALLET_SIGNATURE LIVENESS")
+
+    external_account = models.ForeignKey(ExternalAccount, on_delete=models.CASCADE, related_name="+")
+    method = models.CharField(max_length=16, choices=Method.choices)
+    status = models.CharField(
+        max_length=16, choices=OwnershipChallengeStatus.choices, default=OwnershipChallengeStatus.PENDING
+    )
+    message_to_sign = models.TextField(blank=True)  # WALLET_SIGNATURE
+    link_token_digest = models.CharField(max_length=64, blank=True)  # LIVENESS: SHA-256 of the link's token
+    expires_at = models.DateTimeField()
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["external_account"],
+                condition=Q(status="PENDING"),
+                name="ownership_one_pending_challenge",
+            ),
+        ]
+        indexes = [models.Index(fields=["link_token_digest"], name="ownership_link_token")]
+
+    def __str__(self) -> str:
+        return f"{self.public_id} {self.method} ({self.status})"
 
 
 class ExternalAccountStatusChange(models.Model):

@@ -101,7 +101,8 @@ class ScaChallenge(PlatformScoped):
     ID_KIND = "ScaChallenge"
     Status = ScaChallengeStatus
 
-    Kind = models.TextChoices("Kind", "PAYMENT LOGIN ENROLLMENT")
+    # TRUST / UNTRUST: a change of the customer's trusted beneficiaries (`external_account`).
+    Kind = models.TextChoices("Kind", "PAYMENT LOGIN ENROLLMENT TRUST UNTRUST")
 
     customer = models.ForeignKey("payments.Customer", on_delete=models.CASCADE, related_name="+")
     kind = models.CharField(max_length=16, choices=Kind.choices)
@@ -111,6 +112,9 @@ class ScaChallenge(PlatformScoped):
     )
     quote = models.ForeignKey(
         "payments.Quote", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    external_account = models.ForeignKey(
+        "payments.ExternalAccount", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     step = models.PositiveSmallIntegerField(default=1)
     purpose = models.CharField(max_length=32, blank=True)
@@ -127,11 +131,17 @@ class ScaChallenge(PlatformScoped):
         indexes = [
             models.Index(fields=["quote", "status"], name="sca_challenge_quote_status"),
             models.Index(fields=["customer", "kind", "created_at"], name="sca_challenge_customer_kind"),
+            models.Index(fields=["external_account", "status"], name="sca_challenge_account_status"),
         ]
         constraints = [
             models.CheckConstraint(
                 condition=Q(kind="PAYMENT", quote__isnull=False) | ~Q(kind="PAYMENT"),
                 name="sca_payment_challenge_has_quote",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=["TRUST", "UNTRUST"], external_account__isnull=False)
+                | ~Q(kind__in=["TRUST", "UNTRUST"]),
+                name="sca_trust_challenge_has_account",
             ),
         ]
 

@@ -9,6 +9,7 @@ from payments import clock, ids, pricing, rates
 from payments.account_info.enums import PAYMENT_RAILS
 from payments.limits import limits_check_size
 from payments.models import Platform, Quote, ReceiverLookup, Transaction
+from payments.ownership import ownership_usable_check
 from payments.quotes.execute import execute_locked
 from payments.quotes.price import quote_price
 from payments.quotes.request import DestinationKind, Ends, QuoteRequest, SourceKind
@@ -31,13 +32,19 @@ def quote_create(*, platform: Platform, request: QuoteRequest) -> Quote:
 
     Raises InvalidInput (every field problem of both ends at once), 400 AMOUNT_OUT_OF_RANGE when the
     fees would swallow the amount (with the smallest amount that works), 400
-    TRANSACTION_SIZE_LIMIT_EXCEEDED, 403 USER_NOT_READY / END_USER_TERMS_NOT_ACCEPTED, 404
+    TRANSACTION_SIZE_LIMIT_EXCEEDED, 400 EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED (a wallet whose ownership is
+    not verified, over the threshold), 403 USER_NOT_READY / END_USER_TERMS_NOT_ACCEPTED, 404
     UMA_NOT_FOUND / LOOKUP_REQUEST_NOT_FOUND, and what execution raises.
     """
     ends = resolve_ends(platform, request)
     lookup = receiver_lookup_get(platform, request.lookup_id)
     price = quote_price(platform, request, ends)
     limits_check_size(platform=platform, amount=price.total_sending_amount, currency=ends.sending)
+    for account, field in (
+        (ends.source.external, "source.accountId"),
+        (ends.destination.external, "destination.accountId"),
+    ):
+        ownership_usable_check(account, amount=price.total_sending_amount, currency=ends.sending, field=field)
     with transaction.atomic():
         quote = _store(platform, request, ends, price, lookup)
         realtime = ends.source.kind == SourceKind.REALTIME

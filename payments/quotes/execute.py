@@ -13,6 +13,7 @@ from payments.errors import BadRequest, Conflict, ResourceNotFound
 from payments.ledger import ledger_internal_account_by_id, ledger_post_transaction
 from payments.limits import limits_count_daily, usd_cents
 from payments.models import InternalAccount, LedgerJournal, Platform, Quote, Transaction
+from payments.ownership import ownership_usable_check
 from payments.query_plans import plan_first
 from payments.quotes.request import SourceKind
 from payments.quotes.resolve import check_customer
@@ -121,8 +122,8 @@ def quote_execute(
 
 
 def _check_still_usable(platform: Platform, quote: Quote) -> None:
-    """What was checked when the quote was made may have changed since: the source account's status
-    and the customer's (APPROVED, not deleted)."""
+    """What was checked when the quote was made may have changed since: the source account's status,
+    the customer's (APPROVED, not deleted) and the ownership verification of an external end."""
     source = quote.source_internal_account
     if source is not None and source.status != InternalAccount.Status.ACTIVE:
         raise BadRequest(
@@ -130,6 +131,13 @@ def _check_still_usable(platform: Platform, quote: Quote) -> None:
             accountId=source.public_id,
         )
     check_customer(platform, quote.customer)
+    # The payee came with the locked rows; a pulled-from source is a bank account (no ownership check).
+    ownership_usable_check(
+        quote.destination_external_account,
+        amount=quote.total_sending_amount,
+        currency=quote.sending_currency,
+        field="destination.accountId",
+    )
 
 
 def execute_locked(quote: Quote, txn: Transaction) -> None:

@@ -25,6 +25,8 @@ STABLECOIN_NETWORKS = {
 }
 BTC_NETWORKS = ("LIGHTNING", "SPARK", "BITCOIN")
 UMA_RAIL = "LIGHTNING"  # UMA payments settle over Lightning
+# A wallet pending ownership verification is usable up to a threshold (`payments.ownership`, checked
+# once the quote is priced); an UNVERIFIED one (its last verification failed) is not.
 _USABLE_EXTERNAL = frozenset(
     {ExternalAccountStatus.ACTIVE, ExternalAccountStatus.PENDING_OWNERSHIP_VERIFICATION}
 )
@@ -70,6 +72,15 @@ def _external_account(platform: Platform, account_id: UUID, path: str, errors: l
     account = plan_first("quote-external-account", _external_rows, platform.pk, account_id)
     if account is None:
         errors.append(FieldError(path, "is not an external account of this platform", {}))
+    elif account.status == ExternalAccountStatus.UNVERIFIED:
+        errors.append(
+            FieldError(
+                path,
+                "the wallet failed its ownership verification (UNVERIFIED); verify it again "
+                "(POST .../challenge, then /verify) before using it",
+                {},
+            )
+        )
     elif account.status not in _USABLE_EXTERNAL:
         errors.append(FieldError(path, f"the external account is {account.status}; it cannot be used", {}))
     else:

@@ -42,13 +42,12 @@ def _challenge_expired(challenge: ScaChallenge, what: str) -> BadRequest:
     )
 
 
-def _cancel_pending(customer: Customer, kind: str, *, factor: str | None = None) -> None:
-    """A new login or enrollment replaces the customer's pending one (of `factor`, when given; profile
-    lock held)."""
-    pending = ScaChallenge.objects.select_for_update().filter(
-        customer=customer, kind=kind, status=Status.PENDING
-    )
-    for challenge in pending.filter(factor=factor) if factor else pending:
+def _cancel_pending(customer: Customer, kind: str, **scope: Any) -> None:
+    """A new login, enrollment or trust change replaces the customer's pending one of its kind (within
+    `scope`, e.g. one external account's); the profile lock held."""
+    for challenge in ScaChallenge.objects.select_for_update().filter(
+        customer=customer, kind=kind, status=Status.PENDING, **scope
+    ):
         sca_challenge_transition(challenge, Status.CANCELLED)
 
 

@@ -19,12 +19,10 @@ from payments.sca.challenges import (
     Kind,
     Status,
     _cancel_pending,
-    _challenge_expired,
-    sca_challenge_transition,
 )
 from payments.sca.errors import _proof_refused
 from payments.sca.profile import _lock_check, _profile_lock, _quota_check
-from payments.sca.proofs import ScaProof, _assertion_options, _check_proof, _code_set
+from payments.sca.proofs import ScaProof, _assertion_options, _code_set, _satisfy
 from payments.sca.region import _sca_customer
 from payments.sca.totp import _totp_check
 
@@ -156,12 +154,7 @@ def _login_challenge_check(
             "start one with POST /sca/login/start",
             "NO_LOGIN_PENDING",
         )
-    if challenge.expires_at <= now:
-        return _challenge_expired(challenge, "SCA login")
-    refusal = _check_proof(challenge, profile, proof, now)
-    if refusal is None:
-        sca_challenge_transition(challenge, Status.VERIFIED, verified_at=now)
-    return refusal
+    return _satisfy(challenge, profile, proof, now, "SCA login")
 
 
 def _session_open(profile: ScaProfile, factor: str, proof: ScaProof, now: dt.datetime) -> None:

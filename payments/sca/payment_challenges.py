@@ -17,7 +17,16 @@ from django.db import transaction
 
 from payments import clock, money
 from payments.errors import BadRequest, Conflict, FieldError, InvalidInput, RateLimited, ServiceError
-from payments.models import Customer, Platform, Quote, ScaChallenge, ScaFactor, ScaPasskey, Transaction
+from payments.models import (
+    Customer,
+    ExternalAccount,
+    Platform,
+    Quote,
+    ScaChallenge,
+    ScaFactor,
+    ScaPasskey,
+    Transaction,
+)
 from payments.rails import RailEvent, Step
 from payments.sca.challenges import Kind, Status, _pending_challenge, sca_challenge_transition
 from payments.sca.errors import NOT_COMPLETED, NotInScaRegion, ScaSessionRequired, _proof_refused
@@ -45,17 +54,20 @@ def sca_plan(quote: Quote) -> list[str]:
     return [CONVERSION, PAYOUT] if quote.sending_currency != quote.receiving_currency else [""]
 
 
+def _account_words(external: ExternalAccount) -> str:
+    """An external account as an SMS names it: the holder and the end of the number."""
+    info = external.account_info or {}
+    number = next((str(info[k]) for k in ("iban", "accountNumber", "address", "clabe") if info.get(k)), "")
+    holder = (info.get("beneficiary") or {}).get("fullName", "")
+    return f"{holder} ··{number[-4:]}".strip()
+
+
 def _payee(quote: Quote) -> str:
     if quote.destination_uma_address:
         return quote.destination_uma_address
     external = quote.destination_external_account
     if external is not None:
-        info = external.account_info or {}
-        number = next(
-            (str(info[k]) for k in ("iban", "accountNumber", "address", "clabe") if info.get(k)), ""
-        )
-        holder = (info.get("beneficiary") or {}).get("fullName", "")
-        return f"{holder} ··{number[-4:]}".strip()
+        return _account_words(external)
     return f"your {quote.receiving_currency} account"
 
 
@@ -184,6 +196,11 @@ def sca_challenge_view(quote: Quote) -> ChallengeView | None:
     )
     if challenge is None:
         return None
+    return challenge_view(challenge)
+
+
+def challenge_view(challenge: ScaChallenge) -> ChallengeView:
+    """How a pending challenge shows as `scaChallenge` (with its customer loaded)."""
     passkey = ScaPasskey.objects.filter(customer_id=challenge.customer_id).first()
     options = None
     if challenge.factor == ScaFactor.PASSKEY and passkey is not None:

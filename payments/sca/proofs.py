@@ -19,6 +19,7 @@ from django.utils.module_loading import import_string
 
 from payments.errors import Conflict, FieldError, InvalidInput, ServiceError
 from payments.models import Customer, ScaChallenge, ScaFactor, ScaPasskey, ScaProfile
+from payments.sca.challenges import Status, _challenge_expired, sca_challenge_transition
 from payments.sca.profile import _wrong_proof
 from payments.wallet_seam import PasskeyInvalid, PasskeyMalformed, assertion_verify
 
@@ -175,3 +176,15 @@ def _check_proof(
     passkey.sign_count, passkey.last_used_at = count, now
     passkey.save(update_fields=["sign_count", "last_used_at"])
     return None
+
+
+def _satisfy(challenge: ScaChallenge, profile: ScaProfile, proof: ScaProof, now: dt.datetime, what: str):
+    """Check `proof` against the locked pending `challenge` of a login or trust change: a lapsed one
+    is marked EXPIRED and refused (saying `what` expired); a satisfied one is VERIFIED. Returns the
+    refusal, or None."""
+    if challenge.expires_at <= now:
+        return _challenge_expired(challenge, what)
+    refusal = _check_proof(challenge, profile, proof, now)
+    if refusal is None:
+        sca_challenge_transition(challenge, Status.VERIFIED, verified_at=now)
+    return refusal

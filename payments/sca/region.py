@@ -23,9 +23,20 @@ def sca_applies(customer: Customer | None) -> bool:
 
 
 def sca_required(quote: Quote) -> bool:
-    """Whether this quote's transfer needs authorization. Uses the quote's customer as already
-    loaded with it, so the answer costs no query for anyone outside an SCA region."""
-    return quote.source_kind != Quote.SourceKind.EXTERNAL and sca_applies(quote.customer)
+    """Whether this quote's transfer needs authorization: not a pull, a customer in an SCA region,
+    and not a payment to one of the customer's trusted beneficiaries (`payments.sca.trust`). Uses the
+    quote's customer and payee as already loaded with it (execute locks them together), so the
+    answer costs no query for anyone outside an SCA region."""
+    return (
+        quote.source_kind != Quote.SourceKind.EXTERNAL
+        and sca_applies(quote.customer)
+        and not _trusted_payee(quote)
+    )
+
+
+def _trusted_payee(quote: Quote) -> bool:
+    payee = quote.destination_external_account if quote.destination_external_account_id else None
+    return payee is not None and payee.sca_trusted_at is not None and payee.customer_id == quote.customer_id
 
 
 def _sca_customer(platform: Platform, customer_id: UUID) -> Customer:

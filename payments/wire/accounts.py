@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from payments import currencies, ids
 from payments.account_info.account_types import EXTERNAL_ACCOUNT_TYPES
-from payments.models import ExternalAccount, InternalAccount
+from payments.models import ExternalAccount, InternalAccount, OwnershipChallenge
 from payments.wire.ids import PublicIdField
 from payments.wire.money import CurrencyAmountSerializer
 from payments.wire.time import UtcDateTimeField, utc_timestamp
@@ -121,4 +121,49 @@ def render_external_account(account: ExternalAccount) -> dict[str, Any]:
     if account.beneficiary_verified_name:
         data["beneficiaryVerifiedData"] = {"fullName": account.beneficiary_verified_name}
     data["accountInfo"] = account.account_info
+    return data
+
+
+# --- ownership verification challenges ---------------------------------------------------------------
+
+
+def _challenge_shape(
+    name: str, method: str, field: str, value: serializers.Field
+) -> type[serializers.Serializer]:
+    """The reference's `<name>` (an `OwnershipChallenge` whose `method` is `method`, carrying `field`);
+    for the OpenAPI document only, built by `render_ownership_challenge`."""
+    fields = {
+        "method": serializers.ChoiceField(choices=[method]),
+        field: value,
+        "expiresAt": UtcDateTimeField(),
+    }
+    meta = type("Meta", (), {"ref_name": name})
+    return type(f"{name}Serializer", (serializers.Serializer,), {**fields, "Meta": meta})
+
+
+WalletSignatureChallengeSerializer = _challenge_shape(
+    "WalletSignatureChallenge",
+    "WALLET_SIGNATURE",
+    "messageToSign",
+    serializers.CharField(help_text="Sign exactly this text with the wallet's key"),
+)
+LivenessChallengeSerializer = _challenge_shape(
+    "LivenessChallenge",
+    "LIVENESS",
+    "verificationLink",
+    serializers.URLField(help_text="The hosted verification page to show the user"),
+)
+
+
+def render_ownership_challenge(
+    challenge: OwnershipChallenge, *, verification_link: str = ""
+) -> dict[str, Any]:
+    """The reference's `OwnershipChallenge` (its shape chosen by `method`). A LIVENESS challenge's
+    `verificationLink` is known only when it is issued (the link's token is not stored)."""
+    data: dict[str, Any] = {"method": challenge.method}
+    if challenge.method == OwnershipChallenge.Method.WALLET_SIGNATURE:
+        data["messageToSign"] = challenge.message_to_sign
+    else:
+        data["verificationLink"] = verification_link
+    data["expiresAt"] = utc_timestamp(challenge.expires_at)
     return data

@@ -47,3 +47,33 @@ class ScaChallengeSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "ScaChallenge"
+
+
+def render_beneficiary_trust_start(view: ChallengeView | None) -> dict[str, Any]:
+    """`BeneficiaryTrustStart`: the challenge to satisfy, omitted when none was issued."""
+    return {"scaChallenge": render_sca_challenge(view)} if view is not None else {}
+
+
+def render_beneficiary_trust(trusted: bool) -> dict[str, Any]:
+    """`BeneficiaryTrustConfirm`."""
+    return {"trusted": trusted}
+
+
+class BeneficiaryTrustStartSerializer(serializers.Serializer):
+    """For the OpenAPI document only; built by `render_beneficiary_trust_start`."""
+
+    scaChallenge = ScaChallengeSerializer(
+        required=False, help_text="The challenge to satisfy on confirm; omitted when none is issued"
+    )
+
+    class Meta:
+        ref_name = "BeneficiaryTrustStart"
+
+
+class BeneficiaryTrustConfirmSerializer(serializers.Serializer):
+    """For the OpenAPI document only; built by `render_beneficiary_trust`."""
+
+    trusted = serializers.BooleanField(help_text="true after a trust, false after an untrust")
+
+    class Meta:
+        ref_name = "BeneficiaryTrustConfirm"

@@ -37,6 +37,7 @@ from payments.client import (
     wallet_crypto,
 )
 from payments.platforms import platform_create
+from tests.payments.wallet_signing import wallet
 
 ADDRESS = {"line1": "1 Main Street", "city": "San Francisco", "postalCode": "94105", "country": "US"}
 SANDBOX_OTP = "000000"
@@ -564,3 +565,21 @@ def test_oauth_credential_and_login_with_the_dev_provider(client, live_server):
 
 def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_ownership_verification_of_a_self_custody_wallet(client):
+    customer = individual(client, 41)
+    signer = wallet("SOLANA")
+    account = client.external_accounts.create(
+        currency=signer.currency,
+        account_info=signer.account_info(),
+        customer_id=customer.id,
+        ownership_type="FIRST_PARTY",
+    )
+    assert account.status == "PENDING_OWNERSHIP_VERIFICATION"
+    issued = client.external_accounts.ownership_challenge(account.id)
+    assert issued.method == "WALLET_SIGNATURE" and issued.expires_at > dt.datetime.now(dt.UTC)
+    verified = client.external_accounts.verify_ownership(account.id, signer.sign(issued.message_to_sign))
+    assert verified.status == "ACTIVE"
+    with pytest.raises(Conflict):
+        client.external_accounts.ownership_challenge(account.id, "LIVENESS")

@@ -240,3 +240,34 @@ def test_totp_enrollment_login_with_a_recovery_code_and_a_factor_reset(service):
         service.sca.record_event(customer.id, "FAILED_LOGIN_ATTEMPT")
     cleared = service.sca.record_event(customer.id, "RESET_PASSWORD_COMPLETED")
     assert (cleared.failed_attempts, cleared.locked_until) == (0, None)
+
+
+def test_trusting_a_beneficiary_spares_its_payments_the_challenge(service):
+    customer = _customer(service, 7)
+    _login(service, customer)
+    held = _held(service, customer, "USD")
+    assert held.status == "PENDING_AUTHORIZATION"
+    payee_id = held.destination["accountId"]
+    started = service.sca.trust_start(payee_id)
+    assert started.sca_challenge is not None and started.sca_challenge.factor == "SMS_OTP"
+    with pytest.raises(BadRequest):
+        service.sca.trust_confirm(payee_id, challenge_id=started.sca_challenge.id, code="000000")
+    assert service.sca.trust_confirm(payee_id, challenge_id=started.sca_challenge.id, code=SANDBOX_SCA_CODE)
+    assert service.sca.trust_start(payee_id).sca_challenge is None  # already trusted
+    with pytest.raises(Conflict) as refused:
+        service.external_accounts.delete(payee_id)
+    assert refused.value.code == "BENEFICIARY_TRUSTED"
+    (source,) = service.internal_accounts.list(
+        customer_id=customer.id, currency="USD", type="INTERNAL_FIAT"
+    ).data
+    quote = service.quotes.create(
+        source={"sourceType": "ACCOUNT", "accountId": source.id},
+        destination={"destinationType": "ACCOUNT", "accountId": payee_id},
+        locked_currency_side="SENDING",
+        locked_currency_amount=10_000,
+    )
+    assert service.quotes.execute(quote).status in ("PROCESSING", "COMPLETED")
+    untrust = service.sca.trust_start(payee_id, trusted=False)
+    assert not service.sca.trust_confirm(
+        payee_id, trusted=False, challenge_id=untrust.sca_challenge.id, code=SANDBOX_SCA_CODE
+    )

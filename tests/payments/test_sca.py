@@ -552,7 +552,10 @@ def test_the_execute_hook_reads_nothing_more_for_anyone(api, eu, django_assert_n
     quote = api.post(
         "/quotes", quote_body(source.public_id, usd_external(api.platform, customer).public_id, 1_000)
     )
-    loaded = Quote.objects.select_related("customer").get(pk=quote.json()["id"].split(":", 1)[1])
+    # execute locks the quote with its customer and payee (trusted beneficiaries are exempt)
+    loaded = Quote.objects.select_related("customer", "destination_external_account").get(
+        pk=quote.json()["id"].split(":", 1)[1]
+    )
     with django_assert_num_queries(0):
         assert sca_required(loaded)
         loaded.customer.address = {**EU_ADDRESS, "country": "US"}

@@ -32,8 +32,11 @@ def code_step_page(
     return page(request, CODE_STEP if part and htmx else template, context, partial=part, status=status)
 
 
+TOO_MANY = "Too many attempts from your network. Please try again {wait}."
+
+
 def code_step_entry(
-    request: HttpRequest, template: str, context: Callable[..., dict[str, Any]], *, too_many: str
+    request: HttpRequest, template: str, context: Callable[..., dict[str, Any]], *, too_many: str = TOO_MANY
 ) -> HttpResponse | str:
     """GET: the page (`?part=resend`: the resend button again, when the cool-down ends). POST: the
     code typed in, once it is well formed and this network is under its limit; otherwise the code

@@ -263,6 +263,10 @@ class SendForm(forms.Form):
         error_messages={"invalid": "An UMA address looks like $name@domain.example."},
         widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
     )
+    trust = forms.BooleanField(
+        label="Trust this recipient: later payments to them will not ask you to approve with a code",
+        required=False,
+    )
     locked_side = forms.ChoiceField(label="How much?", widget=forms.RadioSelect, initial="SENDING")
     amount = forms.DecimalField(
         label="Amount",

@@ -21,7 +21,7 @@ from wallets.portal.models import PortalAccount
 from wallets.portal.service import service_client
 
 # session: {"resend_at": {challenge id: ts}, "done": {quote id: n}, "factor": str, "login_until": ts,
-#           "region": [in a region?, account id, when asked]}
+#           "region": [in a region?, account id, when asked], "trusted": {external account id: bool}}
 SCA = "portal_sca"
 _KEEP = 20  # entries per map, newest last
 REGION_SECONDS = 600  # how long the answer to "are payments approved here?" is kept
@@ -102,9 +102,21 @@ def login_known_fresh(request: HttpRequest) -> bool:
     return isinstance(until, int | float) and until > time.time()
 
 
-def upcoming(request: HttpRequest, client: ServiceClient, customer_id: str) -> dict[str, Any] | None:
-    """For the Confirm page: None when payments from this account need no approval; else how the
-    person will approve (`factor`) and whether they may first be asked to confirm it's them."""
+def trusted_set(request: HttpRequest, account_id: str, trusted: bool) -> None:
+    """The person just trusted (or stopped trusting) this recipient, as the service confirmed."""
+    state = _state(request)
+    state["trusted"] = _remember(state.get("trusted", {}), account_id, trusted)
+    _save(request, state)
+
+
+def upcoming(
+    request: HttpRequest, client: ServiceClient, customer_id: str, payee_id: str | None = None
+) -> dict[str, Any] | None:
+    """For the Confirm page: None when payments from this account need no approval (or go to a
+    recipient the person trusted here); else how the person will approve (`factor`) and whether
+    they may first be asked to confirm it's them."""
+    if payee_id and _state(request).get("trusted", {}).get(payee_id):
+        return None
     try:
         factors = {f.factor for f in client.sca.factors(customer_id)}
     except Conflict:

@@ -12,6 +12,7 @@ from wallets.portal.views import (
     security,
     send,
     signup,
+    trust,
 )
 
 app_name = "portal"
@@ -53,6 +54,9 @@ urlpatterns = [
     path("home/fund/", money.sandbox_fund_view, name="sandbox-fund"),
     path("send/", send.send_view, name="send"),
     path("send/validate/", send.send_validate_view, name="send-validate"),
+    path("send/trust/", trust.payee_trust_view, name="payee-trust"),
+    path("send/trust/passkey/", trust.payee_trust_passkey_view, name="payee-trust-passkey"),
+    path("send/trust/resend/", trust.payee_trust_resend_view, name="payee-trust-resend"),
     path("quotes/<str:quote_id>/", quotes.quote_confirm_view, name="quote-confirm"),
     path("quotes/<str:quote_id>/requote/", quotes.quote_requote_view, name="quote-requote"),
     path("transactions/<str:transaction_id>/", money.transaction_status_view, name="transaction-status"),

@@ -62,7 +62,9 @@ def _quote_context(request: HttpRequest, quote: Quote, **extra: Any) -> dict[str
         "lapsed": lapsed,
         # Before Confirm: what approving will ask of a person in an SCA region.
         "approval": (
-            sca_steps.upcoming(request, client, _account(request).customer_id)
+            sca_steps.upcoming(
+                request, client, _account(request).customer_id, quote.destination.get("accountId")
+            )
             if quote.status == "PENDING" and not lapsed
             else None
         ),

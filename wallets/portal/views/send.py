@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from payments.client import Conflict, ExternalAccount, InternalAccount, Quote, ServiceClient, ServiceError
+from wallets.portal import sca_steps
 from wallets.portal.auth import portal_login_required, signed_in_service_view
 from wallets.portal.forms import BANK_FIELD_NAMES, NEW_BANK, NEW_UMA, SendForm
 from wallets.portal.http import go, no_store, page
@@ -22,6 +23,7 @@ from wallets.portal.payees import payee_of_account, saved_match
 from wallets.portal.service import service_client
 from wallets.portal.views.money import _account, _new_quote, _saved_accounts, _wallet
 from wallets.portal.views.quotes import _remember_side
+from wallets.portal.views.trust import trust_begin
 from wallets.portal.wording import explain
 
 log = logging.getLogger(__name__)
@@ -67,14 +69,20 @@ def send_view(request: HttpRequest) -> HttpResponse:
     wallet = _wallet(client, account)
     saved = _saved_accounts(client, account)
     form = _send_form(request, saved, wallet)
-    context = {"form": form, "wallet": wallet}
+    # People in an SCA region may trust a bank account they pay (then it needs no approval step).
+    context = {"form": form, "wallet": wallet, "trust_offered": sca_steps.sca_region(request)}
     if wallet is None or wallet.balance is None:
         return no_store(page(request, template, context))
     if form.is_bound and form.is_valid():
         quote = _quote_from_form(request, client, account, wallet, form, saved)
         if quote is not None:
             _remember_side(request, quote, form.cleaned_data["locked_side"])
-            return go(request, reverse("portal:quote-confirm", args=[quote.id]))
+            url = reverse("portal:quote-confirm", args=[quote.id])
+            payee_id = quote.destination.get("accountId")
+            if context["trust_offered"] and form.cleaned_data.get("trust") and payee_id:
+                label = payee_of_account(client.external_accounts.get(payee_id)).label
+                url = trust_begin(request, client, account_id=payee_id, label=label, next_url=url)
+            return go(request, url)
     status = 400 if form.is_bound and form.errors else 200
     return no_store(page(request, template, context, partial="send-form", status=status))
 
