@@ -12,7 +12,7 @@ from uuid import UUID
 from django.conf import settings
 from django.db import transaction
 
-from payments import clock, ids
+from payments import ids
 from payments.errors import FieldError, InvalidInput, ServiceError
 from payments.models import Customer, Platform, ScaChallenge, ScaFactor, ScaPasskey, ScaProfile, ScaTotp
 from payments.sca.challenges import (
@@ -21,7 +21,7 @@ from payments.sca.challenges import (
     _cancel_pending,
 )
 from payments.sca.errors import _proof_refused
-from payments.sca.profile import _lock_check, _profile_lock, _quota_check
+from payments.sca.profile import _profile_unlocked, _quota_check
 from payments.sca.proofs import ScaProof, _assertion_options, _code_set, _satisfy
 from payments.sca.region import _sca_customer
 from payments.sca.totp import _totp_check
@@ -41,10 +41,7 @@ def sca_login_start(*, platform: Platform, customer_id: UUID, factor: str) -> Lo
     """Start an SCA login: an SMS code (sent; `challengeId`) or passkey request options."""
     customer = _sca_customer(platform, customer_id)
     with transaction.atomic():
-        profile = _profile_lock(customer)
-        now = clock.now()
-        if locked := _lock_check(profile, now):
-            raise locked
+        _, now = _profile_unlocked(customer)
         passkey = None
         if factor == ScaFactor.TOTP:
             if not ScaTotp.objects.filter(customer=customer).exists():
@@ -114,10 +111,7 @@ def sca_login_complete(
     session runs `SCA_SESSION_DAYS`."""
     customer = _sca_customer(platform, customer_id)
     with transaction.atomic():
-        profile = _profile_lock(customer)
-        now = clock.now()
-        if locked := _lock_check(profile, now):
-            raise locked
+        profile, now = _profile_unlocked(customer)
         if factor == ScaFactor.TOTP:
             refusal = _totp_check(profile, customer, proof.code, now)
         else:

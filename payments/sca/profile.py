@@ -58,6 +58,15 @@ def _locked(profile: ScaProfile) -> Locked:
     )
 
 
+def _profile_unlocked(customer: Customer) -> tuple[ScaProfile, dt.datetime]:
+    """The customer's profile, locked, and the time now; 423 while the customer is locked out."""
+    profile = _profile_lock(customer)
+    now = clock.now()
+    if locked := _lock_check(profile, now):
+        raise locked
+    return profile, now
+
+
 def _lock_check(profile: ScaProfile, now: dt.datetime) -> Locked | None:
     """423 while suspended or locked; a lock that has run out is lifted (the count stays, so the
     next failure climbs the ladder)."""

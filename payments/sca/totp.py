@@ -34,7 +34,7 @@ from payments.sca.challenges import (
     sca_challenge_transition,
 )
 from payments.sca.errors import _proof_refused
-from payments.sca.profile import _lock_check, _profile_lock, _proof_accepted, _wrong_proof
+from payments.sca.profile import _profile_lock, _profile_unlocked, _proof_accepted, _wrong_proof
 from payments.sca.proofs import SANDBOX_CODE
 from payments.sca.region import _sca_customer
 
@@ -149,10 +149,7 @@ def sca_totp_enroll_confirm(
     refusal: ServiceError | None = None
     codes: list[str] = []
     with transaction.atomic():
-        profile = _profile_lock(customer)
-        now = clock.now()
-        if locked := _lock_check(profile, now):
-            raise locked
+        profile, now = _profile_unlocked(customer)
         _refuse_second_totp(customer)
         challenge = _pending_enrollment(customer, ScaFactor.TOTP)
         secret_base32 = challenge.secret
