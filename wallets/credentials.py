@@ -25,7 +25,7 @@ from wallets.accounts import wallet_account_get
 from wallets.errors import CredentialAlreadyExists, PasskeyAlreadyExists, WalletUnauthorized
 from wallets.export import wallet_create
 from wallets.models import OTP_TYPES, AuthCredential, CredentialType, SignedRequest
-from wallets.otp import otp_challenge_issue, otp_verify_start
+from wallets.otp import otp_challenge_check, otp_challenge_issue, otp_verify_start
 from wallets.sessions import (
     passkey_challenge_issue,
     passkey_login,
@@ -267,26 +267,64 @@ def credential_revoke_perform(request: SignedRequest) -> Outcome:
 
 
 def credential_challenge(
-    *, platform: Platform, credential_id: str, client_public_key: str | None
-) -> dict[str, Any]:
-    """POST /auth/credentials/{id}/challenge: a new code (OTP) or a WebAuthn challenge (PASSKEY)."""
+    *, platform: Platform, credential_id: str, client_public_key: str | None, attempt: Attempt
+) -> Outcome | Processing:
+    """POST /auth/credentials/{id}/challenge: a new code (OTP) or a WebAuthn challenge (PASSKEY);
+    with the sandbox's slow-wallet switch, 200 PROCESSING until the identical re-send collects it."""
+    if attempt.simulate_slow:
+        credential = credential_get(platform=platform, credential_id=credential_id)
+        return signed_retry.one_call(
+            operation=Operation.on(credential, kind=Kind.CREDENTIAL_CHALLENGE),
+            attempt=attempt,
+            precheck=lambda: _challenge_check(credential, client_public_key),
+        )
     with transaction.atomic():  # an OTP code is issued under the credential's lock, taken as it is read
         credential = credential_get(platform=platform, credential_id=credential_id, lock=True)
         if credential.is_otp:
-            return auth_method(credential, otp_bundle=otp_challenge_issue(credential=credential, locked=True))
+            return _challenge_issue(credential, locked=True)
+    _challenge_check(credential, client_public_key)
+    return _challenge_issue(credential, client_public_key=client_public_key)
+
+
+def _challenge_check(credential: AuthCredential, client_public_key: str | None) -> dict[str, Any]:
+    """Refusals before a challenge is made; returns what making it needs."""
+    if credential.is_otp:
+        otp_challenge_check(credential)
+        return {}
     if credential.type == CredentialType.OAUTH:
         raise BadRequest("OAUTH credentials have no challenge step; verify with a fresh OIDC token")
     if client_public_key is None:
         raise InvalidInput(
             errors=[FieldError("clientPublicKey", "Required for PASSKEY credentials", {"required": True})]
         )
+    return {"clientPublicKey": client_public_key}
+
+
+def _challenge_issue(
+    credential: AuthCredential, *, locked: bool = False, client_public_key: str | None = None
+) -> Outcome:
+    if credential.is_otp:
+        bundle = otp_challenge_issue(credential=credential, locked=locked)
+        return Outcome(200, auth_method(credential, otp_bundle=bundle))
     request, challenge = passkey_challenge_issue(credential=credential, client_public_key=client_public_key)
-    return {
-        **auth_method(credential),
-        "challenge": challenge,
-        "requestId": request.public_id,
-        "expiresAt": utc_timestamp(request.expires_at),
-    }
+    body = auth_method(credential)
+    body.update(challenge=challenge, requestId=request.public_id, expiresAt=utc_timestamp(request.expires_at))
+    return Outcome(200, body)
+
+
+@signed_retry.performs(SignedRequest.Kind.CREDENTIAL_CHALLENGE)
+def credential_challenge_perform(request: SignedRequest) -> Outcome:
+    credential = _performed_on(request)
+    return _challenge_issue(credential, client_public_key=request.params.get("clientPublicKey"))
+
+
+def _performed_on(request: SignedRequest) -> AuthCredential:
+    """The credential a settling one-call operation acts on: not found once it was revoked."""
+    pk = ids.parse(AuthCredential.ID_KIND, request.target)
+    credential = AuthCredential.objects.select_related("account").get(pk=pk)
+    if credential.revoked_at is not None:
+        raise ResourceNotFound("AuthMethod")
+    return credential
 
 
 def credential_verify(
