@@ -359,9 +359,14 @@ def credential_verify(
         raise BadRequest(
             "An OAUTH verify is not a signed retry: send it without Request-Id or Service-Wallet-Signature"
         )
-    return oauth_verify(
-        credential=credential, token=data["oidcToken"], client_public_key=data["clientPublicKey"]
-    )
+    token, client_public_key = data["oidcToken"], data["clientPublicKey"]
+    if attempt.simulate_slow:
+        return signed_retry.one_call(
+            operation=Operation.on(credential, kind=Kind.OAUTH_LOGIN),
+            attempt=attempt,
+            precheck=lambda: _oauth_identity_check(credential, token, client_public_key),
+        )
+    return oauth_verify(credential=credential, token=token, client_public_key=client_public_key)
 
 
 def _verify_target(credential: AuthCredential, data: dict[str, Any] | None) -> AuthCredential:
@@ -397,10 +402,25 @@ def oauth_token_check(
 
 @transaction.atomic
 def oauth_verify(*, credential: AuthCredential, token: str, client_public_key: str) -> Outcome:
-    """The token must name the credential's identity (iss, aud, sub) in both modes, and its nonce the key."""
+    _oauth_identity_check(credential, token, client_public_key)
+    return _oauth_session_open(credential, client_public_key)
+
+
+def _oauth_identity_check(credential: AuthCredential, token: str, client_public_key: str) -> dict[str, Any]:
+    """The token must name the credential's identity (iss, aud, sub) in both modes, and its nonce the
+    key; returns what opening the session needs."""
     expected = oidc.OidcIdentity(
         iss=credential.oidc_issuer, sub=credential.oidc_subject, aud=credential.oidc_audience
     )
     oauth_token_check(token, client_public_key=client_public_key, expected=expected)
+    return {"clientPublicKey": client_public_key}
+
+
+def _oauth_session_open(credential: AuthCredential, client_public_key: str) -> Outcome:
     session, encrypted_key = session_open(credential=credential, client_public_key=client_public_key)
     return Outcome(200, auth_session(session, encrypted_key=encrypted_key))
+
+
+@signed_retry.performs(SignedRequest.Kind.OAUTH_LOGIN)
+def oauth_login_perform(request: SignedRequest) -> Outcome:
+    return _oauth_session_open(_performed_on(request), request.params["clientPublicKey"])

@@ -1,5 +1,5 @@
 """The slow-wallet switch on operations that answer in one call: the credential challenge (OTP and
-passkey) answers 200 PROCESSING, then the identical re-send collects the outcome
+passkey) and the OAuth verify answer 200 PROCESSING, then the identical re-send collects the outcome
 the fast path gives, once; reads, the task and the sweep settle them."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 from payments import clock
 from payments.client import wallet_crypto as client
 from tests.wallets.conftest import Wallet
+from tests.wallets.test_oauth_flow import oauth, oidc_token  # noqa: F401 (the fixture)
 from tests.wallets.test_passkey_flow import _register, authenticator  # noqa: F401 (the fixture)
 from wallets import service_keys
 from wallets.models import AuthCredential, AuthSession, OtpChallenge, SignedRequest
@@ -179,3 +180,77 @@ def test_a_passkey_challenge_without_a_key_is_refused_at_once(wallet: Wallet, au
     response = wallet.api.post(f"/auth/credentials/{passkey['id']}/challenge", **SLOW)
     assert (response.status_code, response.json()["code"]) == (400, "INVALID_INPUT")
     assert not SignedRequest.objects.filter(kind="CREDENTIAL_CHALLENGE").exists()
+
+
+# --- OAuth verify --------------------------------------------------------------------------------
+
+
+def _oauth_verify(wallet: Wallet, credential_id: str, body: dict, **headers):
+    return wallet.api.post(f"/auth/credentials/{credential_id}/verify", body, **headers)
+
+
+def test_an_oauth_verify_processes_then_the_re_send_collects_its_session(oauth):  # noqa: F811
+    wallet, credential = oauth
+    key = client.generate_key_pair()
+    body = {
+        "type": "OAUTH",
+        "oidcToken": oidc_token(client_public_key=key.public_key_hex_uncompressed),
+        "clientPublicKey": key.public_key_hex_uncompressed,
+    }
+    sessions = AuthSession.objects.count()
+    assert _is_processing(_oauth_verify(wallet, credential["id"], body, **SLOW))
+    assert AuthSession.objects.count() == sessions
+    clock.advance(DUE)
+    done = _oauth_verify(wallet, credential["id"], body, **SLOW)
+    assert done.status_code == 200, done.content
+    session = done.json()
+    assert session["type"] == "OAUTH" and session["id"].startswith("Session:")
+    assert AuthSession.objects.count() == sessions + 1
+    # The same result the fast path gives: a sealed session key that signs for the wallet.
+    session_key = client.credential_bundle_open(session["encryptedSessionSigningKey"], key.private_key_hex)
+    response = wallet.signed(
+        "patch", f"/internal-accounts/{wallet.account_id}", {"privateEnabled": True}, session_key.hex()
+    )
+    assert response.status_code == 200
+
+
+def test_a_session_list_settles_an_oauth_verify(oauth):  # noqa: F811
+    wallet, credential = oauth
+    key = client.generate_key_pair().public_key_hex_compressed
+    body = {"type": "OAUTH", "oidcToken": oidc_token(client_public_key=key), "clientPublicKey": key}
+    assert _is_processing(_oauth_verify(wallet, credential["id"], body, **SLOW))
+
+    def listed() -> set[str]:
+        data = wallet.api.get("/auth/sessions", {"accountId": wallet.account_id}).json()["data"]
+        return {s["id"] for s in data}
+
+    before = listed()
+    clock.advance(DUE)
+    after = listed()
+    (new,) = after - before
+    assert AuthSession.objects.get(pk=new.split(":")[1]).public_key == key
+    # The re-send still gets it (settled by the read, not yet delivered), and only once.
+    done = _oauth_verify(wallet, credential["id"], body, **SLOW)
+    assert done.status_code == 200 and done.json()["id"] == new
+
+
+def test_a_rejected_oidc_token_is_refused_at_once(oauth):  # noqa: F811
+    wallet, credential = oauth
+    key = client.generate_key_pair().public_key_hex_compressed
+    body = {
+        "type": "OAUTH",
+        "oidcToken": oidc_token(client_public_key=key, sub="someone-else"),
+        "clientPublicKey": key,
+    }
+    response = _oauth_verify(wallet, credential["id"], body, **SLOW)
+    assert (response.status_code, response.json()["code"]) == (401, "UNAUTHORIZED")
+    assert not SignedRequest.objects.filter(kind="OAUTH_LOGIN").exists()
+
+
+def test_without_the_switch_an_oauth_verify_is_unchanged(oauth):  # noqa: F811
+    wallet, credential = oauth
+    key = client.generate_key_pair().public_key_hex_compressed
+    body = {"type": "OAUTH", "oidcToken": oidc_token(client_public_key=key), "clientPublicKey": key}
+    response = _oauth_verify(wallet, credential["id"], body)
+    assert response.status_code == 200 and response.json()["id"].startswith("Session:")
+    assert not SignedRequest.objects.filter(kind="OAUTH_LOGIN").exists()
