@@ -9,12 +9,12 @@ from rest_framework.views import APIView
 from payments import ids
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
 from payments.api.schema import one_of
+from payments.api.signed_retry import SIMULATE_PARAMETER
 from payments.errors import FieldError, InvalidInput
 from wallets.api.common import (
     PROCESSING_RESPONSE,
     REVOKE_RESPONSES,
     SIGNED_RETRY_PARAMETERS,
-    SIMULATE_PARAMETER,
     client_key_field,
     first_leg_body,
     operation,
