@@ -56,6 +56,7 @@ from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 
 from payments import clock, ids
 from payments.canonical import body_sha256, canonical_json
@@ -581,15 +582,23 @@ def request_settle(pk: UUID | str) -> SignedRequest:
     return request
 
 
-def requests_settle_due(*, account_ids: Iterable[UUID] | None = None) -> int:
-    """Apply every due settlement (of the given accounts); reads call this so none waits for a worker."""
+def requests_settle_due(
+    *, account_ids: Iterable[UUID] | None = None, kind: str | None = None, target: str | None = None
+) -> int:
+    """Apply every due settlement: of operations in the given accounts (a customer's operation spans
+    its wallets), or of `kind` on `target`. Reads call this so that none waits for a worker."""
     due = SignedRequest.objects.filter(status=Status.PROCESSING, settle_at__lte=clock.now())
+    if kind is not None:
+        due = due.filter(kind=kind, target=target)
+    wanted = None
     if account_ids is not None:
-        due = due.filter(account_id__in=list(account_ids))
+        wanted = {UUID(str(pk)) for pk in account_ids}
+        due = due.filter(Q(account_id__in=wanted) | Q(account__isnull=True))  # null: a customer's
     count = 0
-    for pk in due.values_list("pk", flat=True):
-        request_settle(pk)
-        count += 1
+    for request in due.only("pk", "account_id", "params"):
+        if wanted is None or wanted.intersection(scope_account_ids(request)):
+            request_settle(request.pk)
+            count += 1
     return count
 
 
