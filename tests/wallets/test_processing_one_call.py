@@ -7,9 +7,11 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+import yaml
 
 from payments import clock
 from payments.client import wallet_crypto as client
+from tests.payments.test_openapi import _response_validator
 from tests.wallets.conftest import Wallet
 from tests.wallets.test_oauth_flow import oauth, oidc_token  # noqa: F401 (the fixture)
 from tests.wallets.test_passkey_flow import _register, authenticator  # noqa: F401 (the fixture)
@@ -254,3 +256,25 @@ def test_without_the_switch_an_oauth_verify_is_unchanged(oauth):  # noqa: F811
     response = _oauth_verify(wallet, credential["id"], body)
     assert response.status_code == 200 and response.json()["id"].startswith("Session:")
     assert not SignedRequest.objects.filter(kind="OAUTH_LOGIN").exists()
+
+
+# --- the document --------------------------------------------------------------------------------
+
+
+def test_the_document_declares_both_answers_of_a_challenge(wallet: Wallet, client):
+    document = yaml.safe_load(client.get("/api/2025-10-13/openapi.yaml").content)
+    path = f"/auth/credentials/{wallet.credential_id()}/challenge"
+    processing = wallet.api.post(path, **SLOW).json()
+    clock.advance(DUE)
+    result = wallet.api.post(path, **SLOW).json()
+    validator = _response_validator(document, "/auth/credentials/{id}/challenge", "post", 200)
+    validator.validate(processing)
+    validator.validate(result)
+    for path, method in (
+        ("/auth/credentials/{id}/verify", "post"),
+        ("/customers/{customerId}", "patch"),
+        ("/internal-accounts/{id}/export", "post"),
+    ):
+        validator = _response_validator(document, path, method, 200)
+        validator.validate(processing)
+        assert not validator.is_valid({"status": "PROCESSING"})  # no message: neither shape
