@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -24,7 +23,8 @@ from payments.end_user_terms import end_user_terms_get
 from payments.errors import BadRequest, Conflict, FieldError, Gone, InvalidInput, first_or_404
 from payments.models import Customer, CustomerStatus, CustomerStatusChange, Platform, Verification
 from payments.state_machines import StateMachine
-from payments.wallet_seam import contact_change_guard
+from payments.wallet_seam import ContactChangeAnswer, contact_change_guard, contact_changes_settle_due
+from payments.wire.customers import UPDATE_SERIALIZERS, parse_customer_body
 from payments.wire.time import last_instant_rendered_as
 
 Actor = str | AbstractBaseUser
@@ -53,13 +53,6 @@ ALLOWED_TRANSITIONS = StateMachine(
 TERMINAL_STATUSES = frozenset({CustomerStatus.APPROVED, CustomerStatus.REJECTED})
 
 
-@dataclass(frozen=True)
-class PendingContactChange:
-    """A PATCH that needs the customer's wallet signature first: answer 202 with `body` and apply nothing."""
-
-    body: Mapping[str, Any]
-
-
 # --- reads ---------------------------------------------------------------------------------------
 
 
@@ -69,6 +62,13 @@ def customer_get(*, platform: Platform, customer_id: UUID, include_deleted: bool
     if customer.is_deleted and not include_deleted:
         raise Gone(f"Customer {customer.public_id} has been deleted")
     return customer
+
+
+def customer_detail(*, platform: Platform, customer_id: UUID) -> Customer:
+    """`customer_get` for GET /customers/{id}: a contact change whose (sandbox-slow) wallet operation
+    is due is applied first, so the read never waits for a worker."""
+    contact_changes_settle_due(customer_id=customer_id)
+    return customer_get(platform=platform, customer_id=customer_id)
 
 
 def customer_get_for_update(*, platform: Platform, customer_id: UUID) -> Customer:
@@ -222,11 +222,55 @@ def customer_update(
     body: Any = None,
     wallet_signature: str | None = None,
     request_id: str | None = None,
-) -> Customer | PendingContactChange:
+    simulate_slow: bool = False,
+) -> Customer | ContactChangeAnswer:
     """Partial update. `changes["customer_type"]` must name the customer's type (the PATCH discriminator);
-    `body` is the JSON body the changes were parsed from (a contact change's signed retry repeats it).
+    `body` is the JSON body the changes were parsed from (a contact change's signed retry repeats it;
+    `simulate_slow`: the sandbox's slow-wallet switch on that retry). Returns what the wallets answer
+    instead when the change is theirs to consent to (a challenge, PROCESSING, their error).
     Status is not changed here; see `customer_status_transition`."""
+    signed_retry = bool(wallet_signature or request_id)
+    if signed_retry:  # its operation locks the customer, after the wallets' rows (their lock order)
+        customer = customer_get(platform=platform, customer_id=customer_id)
+    else:
+        customer = customer_get_for_update(platform=platform, customer_id=customer_id)
+    _update_check(customer, changes, platform=platform)
+    contact_changed = any(
+        name in changes and changes[name] != getattr(customer, name) for name in ("email", "phone_number")
+    )
+    # A request carrying a signed-retry header is the retry of a contact change, whatever it changes.
+    if contact_changed or signed_retry:
+        answer = contact_change_guard(
+            customer=customer,
+            changes=changes,
+            body=body,
+            wallet_signature=wallet_signature,
+            request_id=request_id,
+            simulate_slow=simulate_slow,
+        )
+        if answer is not None:  # always, for a signed retry
+            if answer.body is not None:
+                return answer
+            customer.refresh_from_db()  # the wallets' operation applied it (customer_update_consented)
+            return customer
+    _update_apply(customer, changes)
+    return customer
+
+
+def customer_update_consented(*, platform: Platform, customer_id: UUID, body: Any) -> Customer:
+    """The update of a PATCH `body` whose contact change the customer's wallets consented to, applied
+    by their operation (`wallets.contact`) when it settles: parsed, checked and applied as
+    `customer_update` would; call inside a transaction."""
     customer = customer_get_for_update(platform=platform, customer_id=customer_id)
+    changes = parse_customer_body(
+        UPDATE_SERIALIZERS, body, supported_currencies=platform_currency_codes(platform)
+    )
+    _update_check(customer, changes, platform=platform)
+    _update_apply(customer, changes)
+    return customer
+
+
+def _update_check(customer: Customer, changes: Mapping[str, Any], *, platform: Platform) -> None:
     if changes.get("customer_type", customer.customer_type) != customer.customer_type:
         raise InvalidInput(
             errors=[
@@ -244,26 +288,14 @@ def customer_update(
         uma_address=changes.get("uma_address"),
         exclude=customer.pk,
     )
-    contact_changed = any(
-        name in changes and changes[name] != getattr(customer, name) for name in ("email", "phone_number")
-    )
-    # A request carrying a signed-retry header is the retry of a contact change, whatever it changes.
-    if contact_changed or wallet_signature or request_id:
-        challenge = contact_change_guard(
-            customer=customer,
-            changes=changes,
-            body=body,
-            wallet_signature=wallet_signature,
-            request_id=request_id,
-        )
-        if challenge is not None:
-            return PendingContactChange(body=challenge)
+
+
+def _update_apply(customer: Customer, changes: Mapping[str, Any]) -> None:
     _apply(customer, changes)
     customer.touch()
     _save_unique(customer)
     if "currencies" in changes and customer.status == CustomerStatus.APPROVED:
         internal_accounts_provision(customer)  # accounts for newly added currencies; existing ones stay
-    return customer
 
 
 @transaction.atomic

@@ -12,7 +12,9 @@ rule runs, and wallets installs their implementations when its app is ready
   `wallets.passkeys`): the stateless WebAuthn checks shared by wallet passkey credentials and SCA
   passkeys (`payments.sca`), and `ProofError`, the base of these errors and of `wallets.oidc`'s;
 - `contact_change_guard`: the wallet's consent to a customer's email or phone change
-  (`payments.customers.customer_update`, contract in `wallets.contact`);
+  (`payments.customers.customer_update`, contract in `wallets.contact`), answered as a
+  `ContactChangeAnswer`; `contact_changes_settle_due`: a read of the customer applies the change
+  once the (sandbox's slow) wallet provider has settled it (`payments.customers.customer_detail`);
 - `wallet_bootstrap`: a new Global Account gets its wallet and EMAIL_OTP credential
   (`InternalAccount.save`, in the transaction that inserts the account; `wallets.credentials`).
 
@@ -21,7 +23,7 @@ tests/project/test_app_seam.py holds both apps to this.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from payments.models import InternalAccount
 
 __all__ = [
+    "ContactChangeAnswer",
     "PasskeyError",
     "PasskeyInvalid",
     "PasskeyMalformed",
@@ -37,6 +40,7 @@ __all__ = [
     "WalletSeamNotInstalled",
     "assertion_verify",
     "contact_change_guard",
+    "contact_changes_settle_due",
     "install",
     "registration_verify",
     "wallet_bootstrap",
@@ -65,6 +69,16 @@ class PasskeyInvalid(PasskeyError):
     """The attestation or assertion decodes but fails a check (401 UNAUTHORIZED)."""
 
 
+@dataclass(frozen=True, slots=True)
+class ContactChangeAnswer:
+    """What `contact_change_guard` answers in place of letting the update go ahead: HTTP `status` with
+    `body` (a 202 challenge, a 200 PROCESSING, a settled operation's error), or, with `body` None,
+    that the wallets' operation applied the update itself: answer the customer as it is now."""
+
+    status: int
+    body: Mapping[str, Any] | None = None
+
+
 class WalletSeamNotInstalled(RuntimeError):
     """Payments called into wallets before `wallets` was ready (is it in INSTALLED_APPS?)."""
 
@@ -74,7 +88,8 @@ class _Wallets:
     wallet_stamp_verify: Callable[..., None]
     registration_verify: Callable[..., Any]
     assertion_verify: Callable[..., int]
-    contact_change_guard: Callable[..., dict[str, Any] | None]
+    contact_change_guard: Callable[..., ContactChangeAnswer | None]
+    contact_changes_settle_due: Callable[..., None]
     wallet_bootstrap: Callable[[InternalAccount], None]
 
 
@@ -112,11 +127,17 @@ def assertion_verify(**kwargs: Any) -> int:
     return _installed().assertion_verify(**kwargs)
 
 
-def contact_change_guard(**kwargs: Any) -> dict[str, Any] | None:
+def contact_change_guard(**kwargs: Any) -> ContactChangeAnswer | None:
     """The wallet's consent to an email or phone change (keywords `customer`, `changes`, `body`,
-    `wallet_signature`, `request_id`): None to go ahead, or a signed-retry challenge body to answer
-    with. The contract is `wallets.contact.contact_change_guard`'s."""
+    `wallet_signature`, `request_id`, `simulate_slow`): None to go ahead, or what to answer instead.
+    The contract is `wallets.contact.contact_change_guard`'s."""
     return _installed().contact_change_guard(**kwargs)
+
+
+def contact_changes_settle_due(*, customer_id: UUID) -> None:
+    """Apply the customer's contact changes whose (slow) wallet operation is due to settle, so that a
+    read never waits for a worker."""
+    _installed().contact_changes_settle_due(customer_id=customer_id)
 
 
 def wallet_bootstrap(account: InternalAccount) -> None:

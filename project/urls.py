@@ -2,11 +2,11 @@ from django.conf import settings
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path, re_path
-from django.views.defaults import page_not_found, server_error
+from django.views.defaults import bad_request, page_not_found, server_error
 from drf_spectacular.views import SpectacularAPIView
 
 from payments.api.errors import api_not_found, error_response
-from payments.errors import ServiceError
+from payments.errors import BadRequest, ServiceError
 from project.api_docs import ApiDocsView
 
 api_patterns = [
@@ -42,6 +42,15 @@ if settings.DEV_OIDC_ENABLED:
 
 def _is_api(request: HttpRequest) -> bool:
     return request.path == "/api" or request.path.startswith("/api/")
+
+
+def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django refused the request before any view (a Host it does not serve, another suspicious one)."""
+    if _is_api(request):
+        return error_response(
+            BadRequest("The request was refused before it reached the API (its Host header?)")
+        )
+    return bad_request(request, exception)
 
 
 def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -10,7 +10,7 @@ class WalletsConfig(AppConfig):
         seam (`payments/wallet_seam.py`)."""
         from payments import wallet_seam
         from wallets import export, otp, privacy, sessions, tasks  # noqa: F401 (they register themselves)
-        from wallets.contact import contact_change_guard
+        from wallets.contact import contact_change_guard, contact_changes_settle_due
         from wallets.credentials import wallet_bootstrap
         from wallets.passkeys import assertion_verify, registration_verify
         from wallets.stamp_check import wallet_stamp_verify
@@ -20,5 +20,6 @@ class WalletsConfig(AppConfig):
             registration_verify=registration_verify,
             assertion_verify=assertion_verify,
             contact_change_guard=contact_change_guard,
+            contact_changes_settle_due=contact_changes_settle_due,
             wallet_bootstrap=wallet_bootstrap,
         )

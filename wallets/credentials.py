@@ -25,7 +25,7 @@ from wallets.accounts import wallet_account_get
 from wallets.errors import CredentialAlreadyExists, PasskeyAlreadyExists, WalletUnauthorized
 from wallets.export import wallet_create
 from wallets.models import OTP_TYPES, AuthCredential, CredentialType, SignedRequest
-from wallets.otp import otp_challenge_issue, otp_verify_start
+from wallets.otp import otp_challenge_check, otp_challenge_issue, otp_verify_start
 from wallets.sessions import (
     passkey_challenge_issue,
     passkey_login,
@@ -267,26 +267,64 @@ def credential_revoke_perform(request: SignedRequest) -> Outcome:
 
 
 def credential_challenge(
-    *, platform: Platform, credential_id: str, client_public_key: str | None
-) -> dict[str, Any]:
-    """POST /auth/credentials/{id}/challenge: a new code (OTP) or a WebAuthn challenge (PASSKEY)."""
+    *, platform: Platform, credential_id: str, client_public_key: str | None, attempt: Attempt
+) -> Outcome | Processing:
+    """POST /auth/credentials/{id}/challenge: a new code (OTP) or a WebAuthn challenge (PASSKEY);
+    with the sandbox's slow-wallet switch, 200 PROCESSING until the identical re-send collects it."""
+    if attempt.simulate_slow:
+        credential = credential_get(platform=platform, credential_id=credential_id)
+        return signed_retry.one_call(
+            operation=Operation.on(credential, kind=Kind.CREDENTIAL_CHALLENGE),
+            attempt=attempt,
+            precheck=lambda: _challenge_check(credential, client_public_key),
+        )
     with transaction.atomic():  # an OTP code is issued under the credential's lock, taken as it is read
         credential = credential_get(platform=platform, credential_id=credential_id, lock=True)
         if credential.is_otp:
-            return auth_method(credential, otp_bundle=otp_challenge_issue(credential=credential, locked=True))
+            return _challenge_issue(credential, locked=True)
+    _challenge_check(credential, client_public_key)
+    return _challenge_issue(credential, client_public_key=client_public_key)
+
+
+def _challenge_check(credential: AuthCredential, client_public_key: str | None) -> dict[str, Any]:
+    """Refusals before a challenge is made; returns what making it needs."""
+    if credential.is_otp:
+        otp_challenge_check(credential)
+        return {}
     if credential.type == CredentialType.OAUTH:
         raise BadRequest("OAUTH credentials have no challenge step; verify with a fresh OIDC token")
     if client_public_key is None:
         raise InvalidInput(
             errors=[FieldError("clientPublicKey", "Required for PASSKEY credentials", {"required": True})]
         )
+    return {"clientPublicKey": client_public_key}
+
+
+def _challenge_issue(
+    credential: AuthCredential, *, locked: bool = False, client_public_key: str | None = None
+) -> Outcome:
+    if credential.is_otp:
+        bundle = otp_challenge_issue(credential=credential, locked=locked)
+        return Outcome(200, auth_method(credential, otp_bundle=bundle))
     request, challenge = passkey_challenge_issue(credential=credential, client_public_key=client_public_key)
-    return {
-        **auth_method(credential),
-        "challenge": challenge,
-        "requestId": request.public_id,
-        "expiresAt": utc_timestamp(request.expires_at),
-    }
+    body = auth_method(credential)
+    body.update(challenge=challenge, requestId=request.public_id, expiresAt=utc_timestamp(request.expires_at))
+    return Outcome(200, body)
+
+
+@signed_retry.performs(SignedRequest.Kind.CREDENTIAL_CHALLENGE)
+def credential_challenge_perform(request: SignedRequest) -> Outcome:
+    credential = _performed_on(request)
+    return _challenge_issue(credential, client_public_key=request.params.get("clientPublicKey"))
+
+
+def _performed_on(request: SignedRequest) -> AuthCredential:
+    """The credential a settling one-call operation acts on: not found once it was revoked."""
+    pk = ids.parse(AuthCredential.ID_KIND, request.target)
+    credential = AuthCredential.objects.select_related("account").get(pk=pk)
+    if credential.revoked_at is not None:
+        raise ResourceNotFound("AuthMethod")
+    return credential
 
 
 def credential_verify(
@@ -321,9 +359,14 @@ def credential_verify(
         raise BadRequest(
             "An OAUTH verify is not a signed retry: send it without Request-Id or Service-Wallet-Signature"
         )
-    return oauth_verify(
-        credential=credential, token=data["oidcToken"], client_public_key=data["clientPublicKey"]
-    )
+    token, client_public_key = data["oidcToken"], data["clientPublicKey"]
+    if attempt.simulate_slow:
+        return signed_retry.one_call(
+            operation=Operation.on(credential, kind=Kind.OAUTH_LOGIN),
+            attempt=attempt,
+            precheck=lambda: _oauth_identity_check(credential, token, client_public_key),
+        )
+    return oauth_verify(credential=credential, token=token, client_public_key=client_public_key)
 
 
 def _verify_target(credential: AuthCredential, data: dict[str, Any] | None) -> AuthCredential:
@@ -359,10 +402,25 @@ def oauth_token_check(
 
 @transaction.atomic
 def oauth_verify(*, credential: AuthCredential, token: str, client_public_key: str) -> Outcome:
-    """The token must name the credential's identity (iss, aud, sub) in both modes, and its nonce the key."""
+    _oauth_identity_check(credential, token, client_public_key)
+    return _oauth_session_open(credential, client_public_key)
+
+
+def _oauth_identity_check(credential: AuthCredential, token: str, client_public_key: str) -> dict[str, Any]:
+    """The token must name the credential's identity (iss, aud, sub) in both modes, and its nonce the
+    key; returns what opening the session needs."""
     expected = oidc.OidcIdentity(
         iss=credential.oidc_issuer, sub=credential.oidc_subject, aud=credential.oidc_audience
     )
     oauth_token_check(token, client_public_key=client_public_key, expected=expected)
+    return {"clientPublicKey": client_public_key}
+
+
+def _oauth_session_open(credential: AuthCredential, client_public_key: str) -> Outcome:
     session, encrypted_key = session_open(credential=credential, client_public_key=client_public_key)
     return Outcome(200, auth_session(session, encrypted_key=encrypted_key))
+
+
+@signed_retry.performs(SignedRequest.Kind.OAUTH_LOGIN)
+def oauth_login_perform(request: SignedRequest) -> Outcome:
+    return _oauth_session_open(_performed_on(request), request.params["clientPublicKey"])

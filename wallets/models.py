@@ -153,7 +153,9 @@ class AuthSession(PlatformScoped):
 class SignedRequest(PlatformScoped):
     """A signed-retry challenge (`Request:<uuid>`) and, once used, the outcome of its operation.
 
-    Also the pending passkey login (`PASSKEY_LOGIN`), which shares the single-use `Request-Id`.
+    Also the pending passkey login (`PASSKEY_LOGIN`), which shares the single-use `Request-Id`, and
+    a one-call operation the sandbox's slow-wallet switch made wait (`CREDENTIAL_CHALLENGE`,
+    `OAUTH_LOGIN`), collected by its identical re-send.
     Moves only forward: PENDING → (PROCESSING → READY →) COMPLETED or FAILED; see signed_retry.
     `delivered_at` is set when the terminal outcome is answered to the client; from then on the
     `Request-Id` is spent.
@@ -171,6 +173,9 @@ class SignedRequest(PlatformScoped):
         WALLET_EXPORT = "WALLET_EXPORT"
         WALLET_UPDATE = "WALLET_UPDATE"
         CONTACT_UPDATE = "CONTACT_UPDATE"
+        # One-call operations, recorded only under the sandbox's slow-wallet switch (signed_retry.one_call).
+        CREDENTIAL_CHALLENGE = "CREDENTIAL_CHALLENGE"
+        OAUTH_LOGIN = "OAUTH_LOGIN"
 
     class Status(models.TextChoices):
         PENDING = "PENDING"  # issued, waiting for its signed retry

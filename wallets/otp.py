@@ -132,12 +132,18 @@ def otp_challenge_issue(*, credential: AuthCredential, locked: bool = False) -> 
         return _otp_challenge_issue(credential)
 
 
-def _otp_challenge_issue(credential: AuthCredential) -> str:
+def otp_challenge_check(credential: AuthCredential) -> None:
+    """What refuses a new code before one is made: 423 while locked, 429 past the resend quota."""
     if credential.type not in (CredentialType.EMAIL_OTP, CredentialType.SMS_OTP):
         raise InvalidInput(f"{credential.type} credentials have no one-time codes")
     now = clock.now()
     _lock_check(credential, now)
     _quota_check(credential, now)
+
+
+def _otp_challenge_issue(credential: AuthCredential) -> str:
+    otp_challenge_check(credential)
+    now = clock.now()
     config = _config(credential.platform)
     bundle, target_key = target_bundle_issue(
         service_keys.signing_key(service_keys.Purpose.OTP_QUORUM),

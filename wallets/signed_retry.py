@@ -39,7 +39,10 @@ it is produced when delivered.
 
 Sandbox: `sandbox-valid-signature` is accepted in place of a stamp (no key is then bound), and a
 retry marked `simulate_slow` answers 200 PROCESSING first and settles `WALLET_SANDBOX_SLOW_SECONDS`
-later (Celery task, the next identical re-send, or a read, whichever comes first).
+later (Celery task, the next identical re-send, or a read, whichever comes first). The switch also
+reaches operations that answer in one call (a credential challenge, an OAuth verify: `one_call`):
+there the first request is recorded as a claimed, stampless request, and the identical request
+re-sent with the switch is what collects it.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 
 from payments import clock, ids
 from payments.canonical import body_sha256, canonical_json
@@ -578,16 +582,66 @@ def request_settle(pk: UUID | str) -> SignedRequest:
     return request
 
 
-def requests_settle_due(*, account_ids: Iterable[UUID] | None = None) -> int:
-    """Apply every due settlement (of the given accounts); reads call this so none waits for a worker."""
+def requests_settle_due(
+    *, account_ids: Iterable[UUID] | None = None, kind: str | None = None, target: str | None = None
+) -> int:
+    """Apply every due settlement: of operations in the given accounts (a customer's operation spans
+    its wallets), or of `kind` on `target`. Reads call this so that none waits for a worker."""
     due = SignedRequest.objects.filter(status=Status.PROCESSING, settle_at__lte=clock.now())
+    if kind is not None:
+        due = due.filter(kind=kind, target=target)
+    wanted = None
     if account_ids is not None:
-        due = due.filter(account_id__in=list(account_ids))
+        wanted = {UUID(str(pk)) for pk in account_ids}
+        due = due.filter(Q(account_id__in=wanted) | Q(account__isnull=True))  # null: a customer's
     count = 0
-    for pk in due.values_list("pk", flat=True):
-        request_settle(pk)
-        count += 1
+    for request in due.only("pk", "account_id", "params"):
+        if wanted is None or wanted.intersection(scope_account_ids(request)):
+            request_settle(request.pk)
+            count += 1
     return count
+
+
+# --- one-call operations under the slow-wallet switch ----------------------------------------------
+
+# The signature digest of a request that carries no `Service-Wallet-Signature`.
+_UNSIGNED = _sha256("")
+
+
+def one_call(
+    *, operation: Operation, attempt: Attempt, precheck: Callable[[], dict[str, Any]]
+) -> Outcome | Processing:
+    """An operation that answers in one call, with the sandbox's slow-wallet switch on: recorded like
+    a claimed, stampless signed retry, it answers 200 PROCESSING and settles like one (its
+    `performs` runs in the task, the sweep, a read of its account, or the re-send that finds it
+    due). No `Request-Id` names it, so the identical request (same operation and body) re-sent with
+    the switch before `expiresAt` collects it: PROCESSING until it is settled, then its outcome,
+    once. `precheck` makes the checks the fast path makes before it acts and returns the `params`
+    the operation needs; it runs for a new operation only (a re-send was checked when it started)."""
+    digest = body_sha256(attempt.body)
+    started = (
+        SignedRequest.objects.filter(
+            platform_id=operation.platform_id,
+            account=operation.account,
+            kind=operation.kind,
+            target=operation.target,
+            body_sha256=digest,
+            status__in=[Status.PROCESSING, Status.READY, Status.COMPLETED, Status.FAILED],
+            delivered_at__isnull=True,
+            expires_at__gt=clock.now(),
+        )
+        .order_by("-pk")
+        .first()
+    )
+    if started is not None:
+        return _resend(started, digest, _UNSIGNED)
+    params = precheck()
+    with transaction.atomic():  # the new row is seen by nobody else before the commit
+        request = challenge_issue(
+            operation=operation, signed_by=SignedBy.no_stamp(), body=attempt.body, params=params
+        ).request
+        request.signature_sha256 = _UNSIGNED
+        return _processing_start(request)
 
 
 # --- the operations ----------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -11,16 +11,17 @@ from payments.accounts import platform_currency_codes
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import parse_query, request_json
 from payments.api.schema import list_of, one_of, operations
+from payments.api.signed_retry import SIGNED_RETRY_PARAMETERS, slow_wallet_requested
 from payments.customers import (
-    PendingContactChange,
     customer_create,
     customer_delete,
-    customer_get,
+    customer_detail,
     customer_list,
     customer_update,
 )
 from payments.end_user_terms import end_user_terms_current
 from payments.models import Customer
+from payments.wallet_seam import ContactChangeAnswer
 from payments.wire.customers import (
     CREATE_SERIALIZERS,
     UPDATE_SERIALIZERS,
@@ -102,16 +103,15 @@ class CustomerListCreateApi(APIView):
 class CustomerDetailApi(APIView):
     @_operation("getCustomerById", responses=CUSTOMER_ONE_OF)
     def get(self, request: Request, customerId: str) -> Response:
-        customer = customer_get(platform=request.auth.platform, customer_id=ids.parse("Customer", customerId))
+        customer = customer_detail(
+            platform=request.auth.platform, customer_id=ids.parse("Customer", customerId)
+        )
         return Response(render_customer(customer))
 
     @_operation(
         "updateCustomerById",
         request=CUSTOMER_UPDATE_ONE_OF,
-        parameters=[
-            OpenApiParameter("Service-Wallet-Signature", str, OpenApiParameter.HEADER),
-            OpenApiParameter("Request-Id", str, OpenApiParameter.HEADER),
-        ],
+        parameters=SIGNED_RETRY_PARAMETERS,
         responses={
             200: CUSTOMER_ONE_OF,
             202: OpenApiResponse(SignedRequestChallengeSerializer, description="Wallet signature needed"),
@@ -131,9 +131,10 @@ class CustomerDetailApi(APIView):
             body=body,
             wallet_signature=request.headers.get("Service-Wallet-Signature"),
             request_id=request.headers.get("Request-Id"),
+            simulate_slow=slow_wallet_requested(request),
         )
-        if isinstance(result, PendingContactChange):
-            return Response(dict(result.body), status=202)
+        if isinstance(result, ContactChangeAnswer):
+            return Response(dict(result.body), status=result.status)
         return Response(render_customer(result))
 
     @_operation("deleteCustomerById", responses={200: CUSTOMER_ONE_OF})

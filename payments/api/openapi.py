@@ -2,7 +2,8 @@
 every operation can give (in the spec's error shape), and the shape of the ids in paths.
 
 A drf-spectacular postprocessing hook over the finished document, so the rules read in one place:
-every operation can answer 401, 403 and 500; one that takes a body 400, 413 and 415; one with query
+an operation that takes the slow-wallet switch may answer 200 PROCESSING; every operation can
+answer 401, 403 and 500; one that takes a body 400, 413 and 415; one with query
 parameters 400; one with an id in its path 404 (a malformed id names no record); one that takes an
 Idempotency-Key 422 (the key was used for another request). ERRORS adds what an
 operation answers beyond that (conflicts, deleted customers, locks, rate limits, counterparties)."""
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from payments.api.signed_retry import SIMULATE_HEADER
 from payments.ids import UUID_PATTERN
 
 ERROR_DESCRIPTIONS = {
@@ -189,6 +191,23 @@ def _declare_id_patterns(path: str, operation: dict[str, Any]) -> None:
             }
 
 
+PROCESSING_REF = {"$ref": "#/components/schemas/WalletOperationProcessing"}
+
+
+def _declare_processing(operation: dict[str, Any]) -> None:
+    """An operation that takes the sandbox's slow-wallet switch may answer 200 PROCESSING: where its
+    200 is a result, the document says the 200 is either (the body's `status` tells them apart)."""
+    if not any(p["in"] == "header" and p["name"] == SIMULATE_HEADER for p in operation.get("parameters", [])):
+        return
+    content = operation["responses"].get("200", {}).get("content", {}).get("application/json")
+    if content is None or content["schema"] == PROCESSING_REF:
+        return
+    content["schema"] = {"oneOf": [content["schema"], PROCESSING_REF]}
+    operation["responses"]["200"]["description"] = (
+        "The result, or (a body with status PROCESSING) still processing: re-send the identical request"
+    )
+
+
 def document_errors_and_ids(result: dict[str, Any], generator, request, public) -> dict[str, Any]:
     """drf-spectacular postprocessing hook (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"])."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
@@ -198,6 +217,7 @@ def document_errors_and_ids(result: dict[str, Any], generator, request, public) 
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             _declare_id_patterns(path, operation)
+            _declare_processing(operation)
             responses = operation["responses"]
             declared = {int(status) for status in responses if int(status) >= 400}
             for status in sorted(_statuses(path, method, operation) | declared):

@@ -4,6 +4,7 @@ import pytest
 
 from payments import customers
 from payments.models import Customer, CustomerStatusChange
+from payments.wallet_seam import ContactChangeAnswer
 from tests import factories
 from tests.payments.kyc_support import ADDRESS, business, create, individual
 
@@ -260,9 +261,10 @@ def test_contact_changes_go_through_the_wallet_hook(api, monkeypatch):
     calls = []
     challenge = {"payloadToSign": "{}", "requestId": "Request:x", "expiresAt": "2030-01-01T00:00:00Z"}
 
-    def guard(*, customer, changes, body, wallet_signature, request_id):
+    def guard(*, customer, changes, body, wallet_signature, request_id, simulate_slow):
         calls.append((customer.email, changes.get("email"), body, wallet_signature, request_id))
-        return challenge
+        assert simulate_slow is False
+        return ContactChangeAnswer(202, challenge)
 
     monkeypatch.setattr(customers, "contact_change_guard", guard)
     response = api.patch(

@@ -68,6 +68,12 @@ def test_a_json_array_body_is_refused(api):
     _assert_error_shape(response, 400, "INVALID_INPUT")
 
 
+def test_a_host_the_service_does_not_serve_answers_json_400(api):
+    response = api.client.get("/api/2025-10-13/config", HTTP_HOST="|MzsR3[")
+    _assert_error_shape(response, 400, "INVALID_INPUT")
+    assert Client().get("/", HTTP_HOST="|MzsR3[").status_code == 400  # pages keep Django's own
+
+
 def test_unknown_route_answers_json_404(api):
     _assert_error_shape(api.get("/no-such-thing"), 404, "NOT_FOUND")
     _assert_error_shape(api.client.get("/api/2025-10-13/no/such/thing/"), 404, "NOT_FOUND")

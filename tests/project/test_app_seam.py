@@ -86,6 +86,7 @@ def test_wallets_installs_the_seam_when_ready():
     assert installed.registration_verify is passkeys.registration_verify
     assert installed.assertion_verify is passkeys.assertion_verify
     assert installed.contact_change_guard is contact.contact_change_guard
+    assert installed.contact_changes_settle_due is contact.contact_changes_settle_due
     assert installed.wallet_bootstrap is credentials.wallet_bootstrap
 
 

@@ -127,3 +127,18 @@ def test_all_tied_wallets_are_updated_together(api):
         ).values_list("contact", flat=True)
     )
     assert contacts == {"both@example.com"}
+
+
+def test_a_change_recorded_before_bodies_were_kept_still_applies_its_contact(wallet: Wallet):
+    from wallets.models import SignedRequest
+
+    tek, _ = wallet.otp_login()
+    body = {"customerType": "INDIVIDUAL", "email": "new@example.com"}
+    first = wallet.api.patch(_path(wallet), body)
+    request = SignedRequest.objects.get(kind=SignedRequest.Kind.CONTACT_UPDATE)
+    request.params = {k: v for k, v in request.params.items() if k != "body"}  # as an older release kept it
+    request.save(update_fields=["params"])
+    response = wallet.signed_retry("patch", _path(wallet), body, first.json(), tek.private_key_hex)
+    assert response.status_code == 200, response.content
+    assert response.json()["email"] == "new@example.com"
+    assert _email_credential(wallet).contact == "new@example.com"

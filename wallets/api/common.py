@@ -5,41 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from payments.api.parsing import ApiSerializer, parse_body, request_json
 from payments.api.schema import operations
+from payments.api.signed_retry import SIGNED_RETRY_PARAMETERS, slow_wallet_requested
 from wallets.crypto import InvalidKey, public_key_from_hex
 from wallets.signed_retry import Attempt, Challenge, Outcome, Processing
 from wallets.wire import AuthSignedRequestChallengeSerializer, WalletOperationProcessingSerializer
 
-SIMULATE_HEADER = "Service-Sandbox-Simulate"
-SLOW_WALLET = "slow-wallet"
-
-SIGNATURE_PARAMETER = OpenApiParameter(
-    "Service-Wallet-Signature",
-    str,
-    OpenApiParameter.HEADER,
-    description="On the signed retry: the stamp over the challenge's payloadToSign",
-)
-REQUEST_ID_PARAMETER = OpenApiParameter(
-    "Request-Id", str, OpenApiParameter.HEADER, description="On the signed retry: the challenge's requestId"
-)
-SIMULATE_PARAMETER = OpenApiParameter(
-    SIMULATE_HEADER,
-    str,
-    OpenApiParameter.HEADER,
-    enum=[SLOW_WALLET],
-    description=(
-        "Sandbox only (ignored in production): `slow-wallet` makes the signed retry answer "
-        "200 PROCESSING first; re-send it identically until it answers with the outcome"
-    ),
-)
-SIGNED_RETRY_PARAMETERS = [SIGNATURE_PARAMETER, REQUEST_ID_PARAMETER, SIMULATE_PARAMETER]
 PROCESSING_RESPONSE = OpenApiResponse(
     WalletOperationProcessingSerializer,
     description="Still processing: re-send the identical request (a 200 is a result only without status PROCESSING)",
@@ -57,12 +34,11 @@ def signed_retry_attempt(request: Request) -> Attempt:
     """The request as the signed-retry engine sees it: the whole JSON body as sent (never parsed
     fields: the retry's body must be the first leg's, every key of it), the two headers and the
     sandbox switch. Parse the body only when `attempt.first_leg`."""
-    simulate = request.headers.get(SIMULATE_HEADER, "").strip().lower()
     return Attempt(
         body=request_json(request),
         signature=request.headers.get("Service-Wallet-Signature") or None,
         request_id=request.headers.get("Request-Id") or None,
-        simulate_slow=settings.SANDBOX and simulate == SLOW_WALLET,
+        simulate_slow=slow_wallet_requested(request),
     )
 
 

@@ -7,8 +7,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.parsing import ApiSerializer, parse_body, parse_query, request_json
+from payments.api.parsing import ApiSerializer, parse_body, parse_query
 from payments.api.schema import one_of
+from payments.api.signed_retry import SIMULATE_PARAMETER
 from payments.errors import FieldError, InvalidInput
 from wallets.api.common import (
     PROCESSING_RESPONSE,
@@ -157,17 +158,23 @@ class CredentialChallengeApi(APIView):
     @operation(
         "challengeAuthCredential",
         request=AuthCredentialChallengeRequestSerializer,
+        parameters=[SIMULATE_PARAMETER],
         responses={
             200: CHALLENGE_RESPONSE,
             429: OpenApiResponse(description="Re-issued too often; see Retry-After"),
         },
     )
     def post(self, request: Request, id: str) -> Response:
-        data = parse_body(AuthCredentialChallengeRequestSerializer, request_json(request))
-        body = credential_challenge(
-            platform=request.auth.platform, credential_id=id, client_public_key=data.get("clientPublicKey")
+        attempt = signed_retry_attempt(request)
+        data = parse_body(AuthCredentialChallengeRequestSerializer, attempt.body)
+        return render(
+            credential_challenge(
+                platform=request.auth.platform,
+                credential_id=id,
+                client_public_key=data.get("clientPublicKey"),
+                attempt=attempt,
+            )
         )
-        return Response(body)
 
 
 # --- verify --------------------------------------------------------------------------------------
