@@ -217,6 +217,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "payments.api.openapi.document_errors_and_ids",
+        "payments.api.openapi_webhooks.document_webhooks",
     ],
 }
 
