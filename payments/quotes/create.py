@@ -1,5 +1,5 @@
-"""Creating a quote: resolve, price, store the quote with its PENDING transaction, and hold it
-for SCA or execute it at once when asked."""
+"""Creating a quote: resolve, price, store the quote with its PENDING transaction (an outgoing one
+reports OUTGOING_PAYMENT.PENDING), and hold it for SCA or execute it at once when asked."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ from payments.quotes.wire_pieces import (
 )
 from payments.sca.payment_challenges import sca_quote_hold
 from payments.sca.region import sca_required
-from payments.transactions import expiry_step, steps_set, transaction_reference
+from payments.transactions import expiry_step, steps_set, transaction_emit, transaction_reference
+from payments.webhook_types import WebhookType
 
 
 def quote_create(*, platform: Platform, request: QuoteRequest) -> Quote:
@@ -133,4 +134,6 @@ def _store(
     )
     steps_set(txn, [expiry_step(expires_at)])
     txn.save(force_insert=True)
+    if txn.is_outgoing:  # a pull is incoming, and INCOMING_PAYMENT.PENDING asks for a decision
+        transaction_emit(txn, WebhookType.OUTGOING_PAYMENT_PENDING)
     return quote

@@ -506,6 +506,15 @@ def test_realtime_funding_withholds_instructions_until_authorized(api, logged_in
     assert instruction["accountOrWalletInfo"]["accountType"] == "EUR_ACCOUNT"
     paid = api.post("/sandbox/send", {"quoteId": quote["id"], "currencyCode": "EUR"})
     assert paid.status_code == 200 and paid.json()["status"] == "PROCESSING"
+    # created PENDING, held for SCA, released to wait for the payer's money again, then paid
+    assert [e.type for e in WebhookEvent.objects.filter(type__startswith="OUTGOING_PAYMENT.").order_by("pk")][
+        :4
+    ] == [
+        "OUTGOING_PAYMENT.PENDING",
+        "OUTGOING_PAYMENT.PENDING_AUTHORIZATION",
+        "OUTGOING_PAYMENT.PENDING",
+        "OUTGOING_PAYMENT.PROCESSING",
+    ]
 
 
 def test_an_unauthorized_realtime_quote_fails_with_its_deadline(api, logged_in):
