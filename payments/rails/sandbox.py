@@ -9,7 +9,9 @@ Outcomes follow the interface spec's tables exactly (magic values apply in sandb
   (QUOTE_EXECUTION_FAILED), 003 completes after 6 minutes, 004 counterparty delivery fails
   (ACCOUNT_CANNOT_RECEIVE), 005 completes then is returned 60 seconds later (PAYOUT_RETURNED), 006
   the user cancels (QUOTE_EXECUTION_FAILED, refund reason USER_CANCELLATION), 007 the payout and its
-  refund both fail; any other completes at once. Every failure refunds the debited amount, but 007.
+  refund both fail; ours: 008 the partner finds no such account (ACCOUNT_INVALID), 009 the payout
+  exceeds a partner limit (LIMIT_EXCEEDED); any other completes at once. Every failure refunds the
+  debited amount, but 007.
 - UMA addresses at `sandbox.uma.example`: `$success.usd`, `$success.eur`, `$success.mxn` complete at
   once in their currency, `$pending.long.usd` stays pending an hour, `$fail.compliance.usd` fails
   COMPLIANCE_REJECTED. Any other address there does not exist (UMA_NOT_FOUND); other domains cannot
@@ -60,6 +62,18 @@ _PAYOUT_OUTCOMES: Final = {
     ],
     "007": [
         RailEvent(NOW, Step.FAIL, "QUOTE_EXECUTION_FAILED", "payout and refund failed", refund_fails=True)
+    ],
+    # Ours (the spec's table stops at 007): the two granular payout reasons it names but gives no
+    # trigger for.
+    "008": [
+        RailEvent(
+            NOW, Step.FAIL, "ACCOUNT_INVALID", "the partner found no such account, or its details are wrong"
+        )
+    ],
+    "009": [
+        RailEvent(
+            NOW, Step.FAIL, "LIMIT_EXCEEDED", "the payout exceeds a recipient, account or corridor limit"
+        )
     ],
 }
 # Local part → (currency, what happens to a payment to or from it).

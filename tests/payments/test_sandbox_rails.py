@@ -74,6 +74,8 @@ def test_other_suffixes_complete_at_once(api, sender):
         ("002", "QUOTE_EXECUTION_FAILED", "TRANSACTION_FAILED"),
         ("004", "ACCOUNT_CANNOT_RECEIVE", "TRANSACTION_FAILED"),
         ("006", "QUOTE_EXECUTION_FAILED", "USER_CANCELLATION"),
+        ("008", "ACCOUNT_INVALID", "TRANSACTION_FAILED"),
+        ("009", "LIMIT_EXCEEDED", "TRANSACTION_FAILED"),
     ],
 )
 def test_failed_payouts_are_refunded(api, sender, suffix, reason, refund_reason):
@@ -122,10 +124,20 @@ def test_007_payout_and_refund_both_fail(api, sender):
     assert _events("OUTGOING_PAYMENT.REFUND_FAILED") == 1
 
 
-def test_magic_suffixes_do_nothing_in_production(api, sender):
+@pytest.mark.parametrize("suffix", ["002", "008", "009"])
+def test_magic_suffixes_do_nothing_in_production(api, sender, suffix):
     with override_settings(SANDBOX=False, PRODUCTION=True):
-        quote = _pay(api, sender, "1234567002")
+        quote = _pay(api, sender, "1234567" + suffix)
         assert _txn(api, quote)["status"] == "COMPLETED"
+
+
+@pytest.mark.parametrize(("suffix", "reason"), [("008", "ACCOUNT_INVALID"), ("009", "LIMIT_EXCEEDED")])
+def test_the_failure_webhook_names_the_partners_reason(api, sender, suffix, reason):
+    quote = _pay(api, sender, "1234567" + suffix)
+    _txn(api, quote)
+    body = json.loads(WebhookEvent.objects.get(type="OUTGOING_PAYMENT.FAILED").body)
+    reference_validator("OutgoingPaymentWebhook").validate(body)
+    assert body["data"]["failureReason"] == reason and body["data"]["refund"]["status"] == "COMPLETED"
 
 
 # --- the relay queues due steps, the task and the read apply them, once -----------------------------
