@@ -53,6 +53,7 @@ class RailEvent:
     detail: str = ""  # for operators (the admin); not on the wire
     refund_reason: str = "TRANSACTION_FAILED"  # the wire Refund.reason
     refund_fails: bool = False  # the refund of the debited amount fails too
+    refund_after: dt.timedelta | None = None  # the refund stays PENDING this long (None: settles at once)
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ Outcomes follow the interface spec's tables exactly (magic values apply in sandb
   (ACCOUNT_CANNOT_RECEIVE), 005 completes then is returned 60 seconds later (PAYOUT_RETURNED), 006
   the user cancels (QUOTE_EXECUTION_FAILED, refund reason USER_CANCELLATION), 007 the payout and its
   refund both fail; ours: 008 the partner finds no such account (ACCOUNT_INVALID), 009 the payout
-  exceeds a partner limit (LIMIT_EXCEEDED); any other completes at once. Every failure refunds the
-  debited amount, but 007.
+  exceeds a partner limit (LIMIT_EXCEEDED), 010 fails and its refund stays PENDING 5 minutes before
+  it completes; any other completes at once. Every failure refunds the debited amount, but 007.
 - UMA addresses at `sandbox.uma.example`: `$success.usd`, `$success.eur`, `$success.mxn` complete at
   once in their currency, `$pending.long.usd` stays pending an hour, `$fail.compliance.usd` fails
   COMPLIANCE_REJECTED. Any other address there does not exist (UMA_NOT_FOUND); other domains cannot
@@ -40,6 +40,7 @@ PULL_PENDING: Final = dt.timedelta(seconds=30)
 SLOW_PAYOUT: Final = dt.timedelta(minutes=6)
 RETURNED_AFTER: Final = dt.timedelta(seconds=60)
 LONG_PENDING: Final = dt.timedelta(hours=1)
+SLOW_REFUND: Final = dt.timedelta(minutes=5)
 
 _PULL_OUTCOMES: Final = {
     "002": RailEvent(NOW, Step.FAIL, "COLLECTION_FAILED", "insufficient funds in the source account"),
@@ -73,6 +74,15 @@ _PAYOUT_OUTCOMES: Final = {
     "009": [
         RailEvent(
             NOW, Step.FAIL, "LIMIT_EXCEEDED", "the payout exceeds a recipient, account or corridor limit"
+        )
+    ],
+    "010": [
+        RailEvent(
+            NOW,
+            Step.FAIL,
+            "QUOTE_EXECUTION_FAILED",
+            "the payout failed; its refund took 5 minutes",
+            refund_after=SLOW_REFUND,
         )
     ],
 }

@@ -113,6 +113,47 @@ def test_005_completes_then_is_returned(api, sender):
     assert LedgerJournal.objects.filter(kind="RETURN").count() == 1
 
 
+def test_010_refund_is_pending_for_five_minutes_then_completes(api, sender):
+    quote = _pay(api, sender, "1234567010")
+    txn = _txn(api, quote)
+    assert txn["status"] == "FAILED" and txn["failureReason"] == "QUOTE_EXECUTION_FAILED"
+    assert txn["refund"]["status"] == "PENDING" and "settledAt" not in txn["refund"]
+    assert account_balance(sender[1]) == 990_000  # not back yet
+    pending = json.loads(WebhookEvent.objects.get(type="OUTGOING_PAYMENT.REFUND_PENDING").body)
+    reference_validator("OutgoingPaymentWebhook").validate(pending)
+    assert pending["data"]["refund"] == txn["refund"]
+    assert _events("OUTGOING_PAYMENT.FAILED") == 1 and _events("OUTGOING_PAYMENT.REFUND_COMPLETED") == 0
+
+    clock.advance(dt.timedelta(minutes=4, seconds=59))
+    assert _txn(api, quote)["refund"]["status"] == "PENDING"
+    assert account_balance(sender[1]) == 990_000
+    clock.advance(dt.timedelta(seconds=2))
+    txn = _txn(api, quote)
+    assert txn["status"] == "FAILED" and txn["refund"]["status"] == "COMPLETED"
+    assert txn["refund"]["initiatedAt"] == pending["data"]["refund"]["initiatedAt"]
+    assert dt.datetime.fromisoformat(txn["refund"]["settledAt"]) - dt.datetime.fromisoformat(
+        txn["refund"]["initiatedAt"]
+    ) >= dt.timedelta(minutes=5)
+    assert account_balance(sender[1]) == 1_000_000
+    completed = json.loads(WebhookEvent.objects.get(type="OUTGOING_PAYMENT.REFUND_COMPLETED").body)
+    assert completed["data"] == json.loads(json.dumps(txn))
+    # the relay and every later read find nothing more to do
+    assert transaction_steps_relay() == 0
+    clock.advance(dt.timedelta(hours=1))
+    assert _txn(api, quote) == txn
+    assert _events("OUTGOING_PAYMENT.REFUND_COMPLETED") == 1
+
+
+def test_010_refund_settles_through_the_worker_too(api, sender):
+    quote = _pay(api, sender, "1234567010")
+    _txn(api, quote)
+    clock.advance(dt.timedelta(minutes=6))
+    assert transaction_steps_relay() == 1
+    transactions_advance_task([quote["transactionId"].split(":", 1)[1]])
+    assert account_balance(sender[1]) == 1_000_000
+    assert _events("OUTGOING_PAYMENT.REFUND_COMPLETED") == 1
+
+
 def test_007_payout_and_refund_both_fail(api, sender):
     quote = _pay(api, sender, "1234567007")
     txn = _txn(api, quote)
