@@ -10,7 +10,10 @@
    else FAILED PAYMENT_APPROVAL_TIMED_OUT), anything else FAILED PAYMENT_APPROVAL_WEBHOOK_ERROR. A
    platform with no webhook endpoint has no one to ask: the payment is approved.
 3. Approved, it settles as the sender's rail says (`$pending.long.usd` after an hour, others at
-   once): WORLD → the receiver's account, then COMPLETED.
+   once): WORLD → the receiver's account, then COMPLETED. Or the leg to the receiver fails
+   (`$fail.offramp.usd`, `$fail.refund.usd`): FAILED OFFRAMP_FAILED, nothing credited, and the sender's
+   money goes back through a refund that is PENDING 5 minutes (INCOMING_PAYMENT.REFUND_PENDING), then
+   COMPLETED or FAILED (`$fail.refund.usd`) with its INCOMING_PAYMENT.REFUND_* event.
 """
 
 from __future__ import annotations
@@ -93,7 +96,8 @@ def incoming_uma_receive(
     if sender_currency is None:
         raise BadRequest(
             "senderUmaAddress must be one of the sandbox's UMA addresses ($success.usd, $success.eur, "
-            "$success.mxn, $pending.long.usd, $fail.compliance.usd at sandbox.uma.example)",
+            "$success.mxn, $pending.long.usd, $fail.compliance.usd, $fail.offramp.usd, $fail.refund.usd "
+            "at sandbox.uma.example)",
             code="INVALID_UMA_ADDRESS",
             field="senderUmaAddress",
         )
@@ -111,7 +115,7 @@ def incoming_uma_receive(
             field="receivingCurrencyCode",
         )
     events = rail.incoming(sender=sender)
-    failed = next((e for e in events if e.step == Step.FAIL), None)
+    failed = next((e for e in events if e.step == Step.FAIL and e.before_approval), None)
     now = clock.now()
     rate = rates.mid_rate(sender_currency, currency)
     txn_id = ids.uuid7()
@@ -193,7 +197,8 @@ def incoming_decide(
                 next_step_at=None,
             )
         events = rail_adapter().incoming(sender=locked.source.get("umaAddress", ""))
-        steps_set(locked, steps_from_events(events, start=clock.now()))
+        after = [e for e in events if not e.before_approval]
+        steps_set(locked, steps_from_events(after, start=clock.now()))
         changes: dict[str, Any] = {
             "awaiting_decision": False,
             "steps": locked.steps,

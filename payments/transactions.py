@@ -578,10 +578,20 @@ def _taken_journal(txn: Transaction) -> str | None:
     return next((k for k in keys if LedgerJournal.objects.filter(key=k).exists()), None)
 
 
+def _held_for_sender(txn: Transaction) -> bool:
+    """An approved incoming UMA payment: the sender's money reached the rail but not the receiver's
+    account (the ledger has nothing of it), so a failure sends it back to the sender."""
+    return (
+        txn.type == Type.INCOMING
+        and txn.source.get("sourceType") == "UMA_ADDRESS"
+        and txn.status == Status.PROCESSING
+    )
+
+
 def _refund_start(txn: Transaction, *, reason: str, fails: bool, after: dt.timedelta | None) -> dict | None:
     """The wire Refund of what the transaction's source gave, or None when nothing was taken. It
     settles now (`after` None), or stays PENDING and a REFUND step settles it `after` from now."""
-    if _taken_journal(txn) is None:
+    if _taken_journal(txn) is None and not _held_for_sender(txn):
         return None
     refund = {
         "reference": f"RF-{txn.reference}",
@@ -597,8 +607,9 @@ def _refund_start(txn: Transaction, *, reason: str, fails: bool, after: dt.timed
 
 
 def _refund_finish(txn: Transaction, refund: dict[str, Any], *, fails: bool) -> None:
-    """Settle a refund: give the money back (the reversal of the journal that took it), or record
-    that the refund failed, leaving the money in SETTLEMENT for an operator."""
+    """Settle a refund: give the money back (the reversal of the journal that took it; nothing to
+    post for money the rail held for an incoming payment's sender), or record that the refund
+    failed, leaving the money in SETTLEMENT for an operator."""
     if fails:
         refund["status"] = "FAILED"
         return

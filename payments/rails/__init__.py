@@ -6,7 +6,8 @@ talks to a bank, chain or UMA provider any other way:
 - `payout(Payout)`: send money out; answers the events that will follow (settled, failed, returned)
   with when they are expected;
 - `pull(Pull)`: collect from an external account (ACH or SEPA debit); answers the same way;
-- `incoming(sender)`: what happens to an incoming payment from `sender` once the platform approves;
+- `incoming(sender)`: what happens to an incoming payment from `sender` once the platform approves
+  (an event `before_approval` fails it before the platform is asked);
 - `uma_receiver(address)`: resolve a UMA address to the currencies it receives (None: no such
   receiver; raises `FailedDependency` when the counterparty cannot be asked).
 
@@ -54,6 +55,7 @@ class RailEvent:
     refund_reason: str = "TRANSACTION_FAILED"  # the wire Refund.reason
     refund_fails: bool = False  # the refund of the debited amount fails too
     refund_after: dt.timedelta | None = None  # the refund stays PENDING this long (None: settles at once)
+    before_approval: bool = False  # incoming only: the counterparty refused before the platform is asked
 
 
 @dataclass(frozen=True)

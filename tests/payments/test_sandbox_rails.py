@@ -607,3 +607,80 @@ def test_incoming_sandbox_senders(api):
     assert (nobody.status_code, nobody.json()["code"]) == (404, "USER_NOT_FOUND")
     no_account = _receive(api, customer, receivingCurrencyCode="EUR")
     assert no_account.json()["code"] == "INVALID_CURRENCY"
+
+
+# --- refunds of incoming payments ----------------------------------------------------------------
+
+
+def _incoming_events(txn_id):
+    return [
+        json.loads(e.body)
+        for e in WebhookEvent.objects.filter(type__startswith="INCOMING_PAYMENT.").order_by("pk")
+        if json.loads(e.body)["data"]["id"] == txn_id
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sender", "settled"),
+    [("$fail.offramp.usd", "COMPLETED"), ("$fail.refund.usd", "FAILED")],
+)
+def test_an_incoming_payment_whose_offramp_fails_is_refunded_to_the_sender(api, sender, settled):
+    customer, _ = consenting_customer(api.platform)
+    account = holding_account(customer)
+    response = _receive(api, customer, sender=f"{sender}@sandbox.uma.example")
+    assert response.status_code == 200, response.content
+    txn = response.json()
+    INCOMING.validate(on_the_wire(txn))
+    assert txn["status"] == "FAILED" and txn["failureReason"] == "OFFRAMP_FAILED"
+    assert txn["refund"]["status"] == "PENDING" and txn["refund"]["reason"] == "TRANSACTION_FAILED"
+    assert txn["refund"]["reference"] == "RF-" + txn["reconciliationInstructions"]["reference"]
+    assert account_balance(account) == 0  # nothing was credited
+    assert [e["type"] for e in _incoming_events(txn["id"])] == [
+        "INCOMING_PAYMENT.PENDING",  # the platform's decision (no endpoint: approved)
+        "INCOMING_PAYMENT.FAILED",
+        "INCOMING_PAYMENT.REFUND_PENDING",
+    ]
+
+    clock.advance(dt.timedelta(minutes=4, seconds=59))
+    assert api.get(f"/transactions/{txn['id']}").json()["refund"]["status"] == "PENDING"
+    clock.advance(dt.timedelta(seconds=2))
+    done = api.get(f"/transactions/{txn['id']}").json()
+    INCOMING.validate(on_the_wire(done))
+    assert done["status"] == "FAILED" and done["refund"]["status"] == settled
+    assert ("settledAt" in done["refund"]) == (settled == "COMPLETED")
+    assert account_balance(account) == 0
+    events = _incoming_events(txn["id"])
+    assert [e["type"] for e in events] == [
+        "INCOMING_PAYMENT.PENDING",
+        "INCOMING_PAYMENT.FAILED",
+        "INCOMING_PAYMENT.REFUND_PENDING",
+        f"INCOMING_PAYMENT.REFUND_{settled}",
+    ]
+    assert events[-1]["data"] == json.loads(json.dumps(done))
+    for event in events:
+        reference_validator("IncomingPaymentWebhook").validate(event)
+
+
+def test_an_incoming_payment_that_fails_before_it_is_sent_has_no_refund(api):
+    customer, _ = consenting_customer(api.platform)
+    holding_account(customer)
+    txn = _receive(api, customer, sender="$fail.compliance.usd@sandbox.uma.example").json()
+    assert txn["status"] == "FAILED" and "refund" not in txn
+    assert not WebhookEvent.objects.filter(type__startswith="INCOMING_PAYMENT.REFUND").exists()
+
+
+@pytest.mark.parametrize(
+    ("address", "settled", "balance"),
+    [("$fail.offramp.usd", "COMPLETED", 1_000_000), ("$fail.refund.usd", "FAILED", 990_000)],
+)
+def test_a_payout_to_a_failing_offramp_is_refunded_after_five_minutes(api, sender, address, settled, balance):
+    quote = _pay_uma(api, sender, f"{address}@sandbox.uma.example")
+    txn = _txn(api, quote)
+    assert txn["status"] == "FAILED" and txn["failureReason"] == "QUOTE_EXECUTION_FAILED"
+    assert txn["refund"]["status"] == "PENDING" and account_balance(sender[1]) == 990_000
+    clock.advance(dt.timedelta(minutes=5, seconds=1))
+    assert _txn(api, quote)["refund"]["status"] == settled
+    assert account_balance(sender[1]) == balance
+    assert (
+        _events("OUTGOING_PAYMENT.REFUND_PENDING") == 1 and _events(f"OUTGOING_PAYMENT.REFUND_{settled}") == 1
+    )
