@@ -10,7 +10,8 @@
    else FAILED PAYMENT_APPROVAL_TIMED_OUT), anything else FAILED PAYMENT_APPROVAL_WEBHOOK_ERROR. A
    platform with no webhook endpoint has no one to ask: the payment is approved.
 3. Approved, it settles as the sender's rail says (`$pending.long.usd` after an hour, others at
-   once): WORLD → the receiver's account, then COMPLETED. Or the leg to the receiver fails
+   once; `$pending.compliance.usd` after a 5-minute compliance review, with pendingReason
+   COMPLIANCE_REVIEW until then): WORLD → the receiver's account, then COMPLETED. Or the leg to the receiver fails
    (`$fail.offramp.usd`, `$fail.refund.usd`): FAILED OFFRAMP_FAILED, nothing credited, and the sender's
    money goes back through a refund that is PENDING 5 minutes (INCOMING_PAYMENT.REFUND_PENDING), then
    COMPLETED or FAILED (`$fail.refund.usd`) with its INCOMING_PAYMENT.REFUND_* event.
@@ -203,6 +204,7 @@ def incoming_decide(
             "awaiting_decision": False,
             "steps": locked.steps,
             "next_step_at": locked.next_step_at,
+            "pending_reason": next((e.pending_reason for e in after if e.pending_reason), ""),
         }
         if receiver_info:
             changes["counterparty_information"] = dict(receiver_info)

@@ -124,6 +124,8 @@ _WEBHOOKS = {
     (Type.INCOMING, Status.EXPIRED): WebhookType.INCOMING_PAYMENT_FAILED,
     (Type.INCOMING, Status.REFUNDED): WebhookType.INCOMING_PAYMENT_REFUND_COMPLETED,
 }
+_FINISHED = frozenset({Status.COMPLETED, Status.FAILED, Status.REJECTED, Status.REFUNDED, Status.EXPIRED})
+
 # By the wire Refund's status.
 _REFUND_WEBHOOKS = {
     (Type.OUTGOING, "PENDING"): WebhookType.OUTGOING_PAYMENT_REFUND_PENDING,
@@ -185,6 +187,8 @@ def transaction_transition(
         limits_take_back_daily(current)
     if to == Status.COMPLETED and current.settled_at is None:
         changes.setdefault("settled_at", clock.now())
+    if current.pending_reason and to in _FINISHED:  # nothing delays it any more
+        changes.setdefault("pending_reason", "")
     machine.move(current, to, locked=True, changes=changes, write=plan_update)
     if current.quote_id:
         quote_transition(

@@ -209,6 +209,7 @@ SPECTACULAR_SETTINGS = {
         "IndividualCustomerTypeEnum": ["INDIVIDUAL"],
         "BusinessCustomerTypeEnum": ["BUSINESS"],
         "CustomerStatusEnum": "payments.models.Customer.Status",
+        "TransactionPendingReason": "payments.wire.transactions.PENDING_REASONS",
         "DocumentTypeEnum": "payments.models.Document.Type",
         "IndividualSourceOfFundsCategoryEnum": "payments.wire.customers.INDIVIDUAL_SOURCE_OF_FUNDS",
         "BusinessSourceOfFundsCategoryEnum": "payments.wire.customers.BUSINESS_SOURCE_OF_FUNDS",

@@ -56,6 +56,8 @@ class RailEvent:
     refund_fails: bool = False  # the refund of the debited amount fails too
     refund_after: dt.timedelta | None = None  # the refund stays PENDING this long (None: settles at once)
     before_approval: bool = False  # incoming only: the counterparty refused before the platform is asked
+    # Until this event, the transaction waits for this reason (its wire `pendingReason`).
+    pending_reason: str = ""
 
 
 @dataclass(frozen=True)

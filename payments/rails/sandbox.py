@@ -15,7 +15,8 @@ Outcomes follow the interface spec's tables exactly (magic values apply in sandb
 - UMA addresses at `sandbox.uma.example`: `$success.usd`, `$success.eur`, `$success.mxn` complete at
   once in their currency, `$pending.long.usd` stays pending an hour, `$fail.compliance.usd` fails
   COMPLIANCE_REJECTED (an incoming payment from it before the platform is asked). Ours:
-  `$fail.offramp.usd` accepts, then the leg after it fails (a payout QUOTE_EXECUTION_FAILED, an
+  `$pending.compliance.usd` settles after a 5-minute compliance review (an incoming payment from it
+  shows pendingReason COMPLIANCE_REVIEW meanwhile); `$fail.offramp.usd` accepts, then the leg after it fails (a payout QUOTE_EXECUTION_FAILED, an
   incoming payment OFFRAMP_FAILED) and the refund stays PENDING 5 minutes before it completes;
   `$fail.refund.usd` the same, but the refund fails. Any other address there does not exist
   (UMA_NOT_FOUND); other domains cannot be reached from the sandbox (424).
@@ -45,6 +46,7 @@ SLOW_PAYOUT: Final = dt.timedelta(minutes=6)
 RETURNED_AFTER: Final = dt.timedelta(seconds=60)
 LONG_PENDING: Final = dt.timedelta(hours=1)
 SLOW_REFUND: Final = dt.timedelta(minutes=5)
+COMPLIANCE_REVIEW: Final = dt.timedelta(minutes=5)
 
 _PULL_OUTCOMES: Final = {
     "002": RailEvent(NOW, Step.FAIL, "COLLECTION_FAILED", "insufficient funds in the source account"),
@@ -144,7 +146,13 @@ _UMA_ADDRESSES: Final = {
             before_approval=True,
         ),
     ),
-    # Ours: the incoming refunds (and slow payout refunds) the spec names without a trigger.
+    # Ours: a deposit under compliance review (pendingReason), and the incoming refunds (and slow
+    # payout refunds) the spec names without a trigger.
+    "pending.compliance.usd": _SandboxUma(
+        "USD",
+        RailEvent(COMPLIANCE_REVIEW, Step.COMPLETE),
+        RailEvent(COMPLIANCE_REVIEW, Step.COMPLETE, pending_reason="COMPLIANCE_REVIEW"),
+    ),
     "fail.offramp.usd": _fails_downstream(
         "the receiving side's payout failed; the refund took 5 minutes",
         "the payout to the receiver failed; the sender was refunded after 5 minutes",

@@ -20,6 +20,13 @@ from payments.wire.money import (
 from payments.wire.time import utc_timestamp
 
 OUTGOING_STATUSES = ["PENDING", "PENDING_AUTHORIZATION", "EXPIRED", "PROCESSING", "COMPLETED", "FAILED"]
+# The reference's TransactionPendingReason: why a transaction waits (`pendingReason`, while it does).
+PENDING_REASONS = [
+    "COUNTERPARTY_DECLARATION_REQUIRED",
+    "WALLET_VERIFICATION_REQUIRED",
+    "COUNTERPARTY_INFORMATION_REQUIRED",
+    "COMPLIANCE_REVIEW",
+]
 
 
 def _settlement(txn: Transaction) -> tuple[str | None, int | None]:
@@ -86,7 +93,11 @@ class _TransactionBase(serializers.Serializer):
 
     id = serializers.CharField()
     status = serializers.ChoiceField(choices=Transaction.Status.choices)
-    pendingReason = serializers.CharField(required=False)
+    pendingReason = serializers.ChoiceField(
+        choices=PENDING_REASONS,
+        required=False,
+        help_text="Present while compliance review or a required customer action delays settlement",
+    )
     direction = serializers.ChoiceField(choices=Transaction.Direction.choices)
     source = serializers.DictField(help_text="TransactionSourceOneOf (discriminator `sourceType`)")
     destination = serializers.DictField(

@@ -684,3 +684,37 @@ def test_a_payout_to_a_failing_offramp_is_refunded_after_five_minutes(api, sende
     assert (
         _events("OUTGOING_PAYMENT.REFUND_PENDING") == 1 and _events(f"OUTGOING_PAYMENT.REFUND_{settled}") == 1
     )
+
+
+# --- why a transaction waits ---------------------------------------------------------------------
+
+
+def test_a_deposit_under_compliance_review_says_so_until_it_settles(api):
+    customer, _ = consenting_customer(api.platform)
+    account = holding_account(customer)
+    txn = _receive(api, customer, sender="$pending.compliance.usd@sandbox.uma.example").json()
+    INCOMING.validate(on_the_wire(txn))
+    assert txn["status"] == "PROCESSING" and txn["pendingReason"] == "COMPLIANCE_REVIEW"
+    assert account_balance(account) == 0
+    clock.advance(dt.timedelta(minutes=4, seconds=59))
+    assert api.get(f"/transactions/{txn['id']}").json()["pendingReason"] == "COMPLIANCE_REVIEW"
+    clock.advance(dt.timedelta(seconds=2))
+    done = api.get(f"/transactions/{txn['id']}").json()
+    assert done["status"] == "COMPLETED" and "pendingReason" not in done
+    assert account_balance(account) == 2_500
+    completed = json.loads(WebhookEvent.objects.get(type="INCOMING_PAYMENT.COMPLETED").body)
+    assert "pendingReason" not in completed["data"]
+    reference_validator("IncomingPaymentWebhook").validate(completed)
+
+
+def test_transactions_that_wait_for_nothing_named_carry_no_pending_reason(api, sender):
+    customer, _ = consenting_customer(api.platform)
+    holding_account(customer)
+    assert (
+        "pendingReason" not in _receive(api, customer, sender="$pending.long.usd@sandbox.uma.example").json()
+    )
+    quote = _pay_uma(api, sender, "$pending.compliance.usd@sandbox.uma.example")
+    txn = _txn(api, quote)
+    assert txn["status"] == "PROCESSING" and "pendingReason" not in txn  # the reasons are about deposits
+    clock.advance(dt.timedelta(minutes=5, seconds=1))
+    assert _txn(api, quote)["status"] == "COMPLETED"
