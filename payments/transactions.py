@@ -65,7 +65,7 @@ from payments.models import LedgerAccount, LedgerJournal, Platform, Quote, Trans
 from payments.models import TransactionStatus as Status
 from payments.query_plans import Literal, QueryShape, plan_all, plan_first, plan_update
 from payments.quote_status import QUOTE_TRANSITIONS, quote_transition
-from payments.rails import Payout, RailEvent, Step, rail_adapter
+from payments.rails import UMA_RAIL, Payout, RailEvent, Step, rail_adapter
 from payments.state_machines import StateMachine
 from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
@@ -532,6 +532,8 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
         )[Kind.WORLD]
         legs = [Leg(world, -txn.received_amount), Leg(destination, txn.received_amount)]
         ledger_post_transaction(txn, kind=JournalKind.INCOMING, legs=legs)
+        if txn.source.get("sourceType") == "UMA_ADDRESS":
+            changes["settlement_hash"] = _uma_settlement_hash(txn)
     elif quote.source_kind == Quote.SourceKind.EXTERNAL:  # a pull was collected
         sending = _sending_system(quote)
         legs = [Leg(sending[Kind.WORLD], -quote.total_sending_amount), *_fee_legs(quote, sending)]
@@ -551,6 +553,8 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
             ledger_post_transaction(txn, kind=JournalKind.DELIVERY, legs=legs)
         if book:
             transaction_transition(book_transfer_receive(quote, txn), Status.COMPLETED, locked=True)
+        elif quote.destination_uma_address:
+            changes["settlement_hash"] = _uma_settlement_hash(txn)
         network = _on_chain_network(quote)
         if network:
             on_chain = {
@@ -559,6 +563,11 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
             }
             changes["destination"] = {**txn.destination, "onChainTransaction": on_chain}
     transaction_transition(txn, Status.COMPLETED, quote=quote, locked=True, **changes)
+
+
+def _uma_settlement_hash(txn: Transaction) -> str:
+    """The hash of a UMA payment's settlement between the two VASPs (over UMA_RAIL, Lightning)."""
+    return rail_adapter().on_chain_hash(transaction_id=txn.pk, network=UMA_RAIL)
 
 
 def _nets_to_nothing(legs: Iterable[Leg]) -> bool:

@@ -16,7 +16,7 @@ from payments.models import Customer, ExternalAccount, ExternalAccountStatus, In
 from payments.payment_instructions import FUNDING_ACCOUNT_TYPE
 from payments.query_plans import plan_first
 from payments.quotes.request import DestinationKind, Ends, QuoteRequest, SourceKind
-from payments.rails import rail_adapter, uma_parse
+from payments.rails import UMA_RAIL, rail_adapter, uma_parse
 
 PULL_RAILS = ("ACH", "SEPA")  # rails an external account can be debited on
 STABLECOIN_NETWORKS = {
@@ -24,7 +24,6 @@ STABLECOIN_NETWORKS = {
     "USDT": ("TRON", "ETHEREUM", "PLASMA", "SOLANA"),
 }
 BTC_NETWORKS = ("LIGHTNING", "SPARK", "BITCOIN")
-UMA_RAIL = "LIGHTNING"  # UMA payments settle over Lightning
 _USABLE_EXTERNAL = frozenset(
     {ExternalAccountStatus.ACTIVE, ExternalAccountStatus.PENDING_OWNERSHIP_VERIFICATION}
 )

@@ -35,6 +35,7 @@ from django.utils.module_loading import import_string
 
 from payments.models import ExternalAccount
 
+UMA_RAIL: Final = "LIGHTNING"  # UMA payments settle between the two VASPs over Lightning
 UMA_ADDRESS: Final = re.compile(r"^\$([a-z0-9._+-]{1,64})@([a-z0-9-]+(\.[a-z0-9-]+)+)$", re.IGNORECASE)
 
 

@@ -72,6 +72,8 @@ def render_transaction(txn: Transaction) -> dict[str, Any]:
     data["fees"] = txn.fees
     if txn.status != Transaction.Status.CREATED:
         data["reconciliationInstructions"] = {"reference": txn.reference}
+        if txn.settlement_hash:
+            data["reconciliationInstructions"]["transactionHash"] = txn.settlement_hash
     if txn.failure_reason:
         data["failureReason"] = txn.failure_reason
     if txn.is_outgoing:
@@ -86,6 +88,21 @@ def render_transaction(txn: Transaction) -> dict[str, Any]:
         if txn.purpose_of_payment:
             data["purposeOfPayment"] = txn.purpose_of_payment
     return data
+
+
+class ReconciliationInstructionsSerializer(serializers.Serializer):
+    reference = serializers.CharField(
+        help_text="The code quoted with the payment to match it with this transaction (`?reference=` "
+        "finds it)"
+    )
+    transactionHash = serializers.CharField(
+        required=False,
+        help_text="Deprecated for wallet transfers (see `onChainTransaction` on the source or "
+        "destination); still the hash of a UMA payment's inter-VASP settlement transfer, once settled",
+    )
+
+    class Meta:
+        ref_name = "ReconciliationInstructions"
 
 
 class _TransactionBase(serializers.Serializer):
@@ -120,7 +137,9 @@ class _TransactionBase(serializers.Serializer):
     )
     counterpartyInformation = serializers.DictField(required=False)
     fees = serializers.IntegerField(min_value=0)
-    reconciliationInstructions = serializers.DictField(required=False)
+    reconciliationInstructions = ReconciliationInstructionsSerializer(
+        required=False, help_text="Every transaction but a CREATED one has it"
+    )
     failureReason = serializers.CharField(required=False)
 
 

@@ -718,3 +718,41 @@ def test_transactions_that_wait_for_nothing_named_carry_no_pending_reason(api, s
     assert txn["status"] == "PROCESSING" and "pendingReason" not in txn  # the reasons are about deposits
     clock.advance(dt.timedelta(minutes=5, seconds=1))
     assert _txn(api, quote)["status"] == "COMPLETED"
+
+
+# --- reconciliation -------------------------------------------------------------------------------
+
+
+def test_a_uma_payment_reports_its_inter_vasp_settlement_hash_once_settled(api, sender):
+    quote = _pay_uma(api, sender, "$pending.long.usd@sandbox.uma.example")
+    waiting = _txn(api, quote)
+    assert set(waiting["reconciliationInstructions"]) == {"reference"}
+    clock.advance(dt.timedelta(hours=1, seconds=1))
+    settled = _txn(api, quote)
+    hash_ = settled["reconciliationInstructions"]["transactionHash"]
+    assert settled["status"] == "COMPLETED" and len(hash_) == 64 and int(hash_, 16) >= 0
+    assert "onChainTransaction" not in settled["destination"]  # a UMA address is not a wallet
+    completed = json.loads(WebhookEvent.objects.get(type="OUTGOING_PAYMENT.COMPLETED").body)
+    assert completed["data"]["reconciliationInstructions"] == settled["reconciliationInstructions"]
+    other = _txn(api, _pay_uma(api, sender, "$success.usd@sandbox.uma.example"))
+    assert other["reconciliationInstructions"]["transactionHash"] != hash_
+
+
+def test_an_incoming_uma_payment_reports_its_settlement_hash(api):
+    customer, _ = consenting_customer(api.platform)
+    holding_account(customer)
+    txn = _receive(api, customer).json()
+    INCOMING.validate(on_the_wire(txn))
+    assert txn["status"] == "COMPLETED"
+    assert set(txn["reconciliationInstructions"]) == {"reference", "transactionHash"}
+    failed = _receive(api, customer, sender="$fail.offramp.usd@sandbox.uma.example").json()
+    assert set(failed["reconciliationInstructions"]) == {"reference"}  # nothing settled
+
+
+def test_bank_and_book_transfers_have_only_their_reference(api, sender):
+    bank = _txn(api, _pay(api, sender, "1234567890"))
+    assert bank["status"] == "COMPLETED" and set(bank["reconciliationInstructions"]) == {"reference"}
+    friend, _ = consenting_customer(api.platform, full_name="Friend Person")
+    holding_account(friend)
+    book = _txn(api, _pay_uma(api, sender, friend.uma_address))
+    assert book["status"] == "COMPLETED" and set(book["reconciliationInstructions"]) == {"reference"}
