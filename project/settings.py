@@ -210,6 +210,7 @@ SPECTACULAR_SETTINGS = {
         "BusinessCustomerTypeEnum": ["BUSINESS"],
         "CustomerStatusEnum": "payments.models.Customer.Status",
         "TransactionPendingReason": "payments.wire.transactions.PENDING_REASONS",
+        "CustomerInfoFieldName": "payments.counterparty.FIELD_NAMES",
         "DocumentTypeEnum": "payments.models.Document.Type",
         "IndividualSourceOfFundsCategoryEnum": "payments.wire.customers.INDIVIDUAL_SOURCE_OF_FUNDS",
         "BusinessSourceOfFundsCategoryEnum": "payments.wire.customers.BUSINESS_SOURCE_OF_FUNDS",

@@ -3,10 +3,13 @@ reports OUTGOING_PAYMENT.PENDING), and hold it for SCA or execute it at once whe
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import transaction
 
 from payments import clock, ids, pricing, rates
 from payments.account_info.enums import PAYMENT_RAILS
+from payments.counterparty import counterparty_information
 from payments.limits import limits_check_size
 from payments.models import Platform, Quote, ReceiverLookup, Transaction
 from payments.quotes.execute import execute_locked
@@ -39,8 +42,9 @@ def quote_create(*, platform: Platform, request: QuoteRequest) -> Quote:
     lookup = receiver_lookup_get(platform, request.lookup_id)
     price = quote_price(platform, request, ends)
     limits_check_size(platform=platform, amount=price.total_sending_amount, currency=ends.sending)
+    counterparty = _counterparty(platform, ends)
     with transaction.atomic():
-        quote = _store(platform, request, ends, price, lookup)
+        quote = _store(platform, request, ends, price, lookup, counterparty)
         realtime = ends.source.kind == SourceKind.REALTIME
         if (request.immediately_execute or realtime) and sca_required(quote):
             sca_quote_hold(quote, quote.transaction, factor=request.sca_factor)
@@ -49,12 +53,26 @@ def quote_create(*, platform: Platform, request: QuoteRequest) -> Quote:
     return quote
 
 
+def _counterparty(platform: Platform, ends: Ends) -> dict[str, Any] | None:
+    """What the receiver's side tells about the receiver, as the platform asks (UMA addresses only)."""
+    if ends.destination.kind != DestinationKind.UMA:
+        return None
+    payee = ends.destination.internal  # the account of our own customer's UMA address
+    return counterparty_information(
+        platform=platform,
+        currency=ends.sending,
+        uma_address=ends.uma_address,
+        customer=payee.customer if payee is not None else None,
+    )
+
+
 def _store(
     platform: Platform,
     request: QuoteRequest,
     ends: Ends,
     price: pricing.Price,
     lookup: ReceiverLookup | None,
+    counterparty: dict[str, Any] | None,
 ) -> Quote:
     now = clock.now()
     lifetime = rates.quote_lifetime(ends.rail)
@@ -131,6 +149,7 @@ def _store(
         description=request.description,
         remittance_information=request.remittance_information,
         purpose_of_payment=request.purpose_of_payment,
+        counterparty_information=counterparty,
     )
     steps_set(txn, [expiry_step(expires_at)])
     txn.save(force_insert=True)

@@ -9,7 +9,9 @@ talks to a bank, chain or UMA provider any other way:
 - `incoming(sender)`: what happens to an incoming payment from `sender` once the platform approves
   (an event `before_approval` fails it before the platform is asked);
 - `uma_receiver(address)`: resolve a UMA address to the currencies it receives (None: no such
-  receiver; raises `FailedDependency` when the counterparty cannot be asked).
+  receiver; raises `FailedDependency` when the counterparty cannot be asked);
+- `uma_counterparty(address)`: what the VASP at a UMA address tells about its customer, by
+  CustomerInfoFieldName (`payments/counterparty.py` picks the fields a platform asks for).
 
 The answers are stored on the transaction as due steps and applied by a task, a periodic sweep or
 the next read, whichever comes first, so nothing waits for a rail while a row lock is held. A real
@@ -27,7 +29,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 from uuid import UUID
 
 from django.conf import settings
@@ -104,6 +106,8 @@ class Rail(Protocol):
     def uma_receiver(self, address: str) -> UmaReceiver | None: ...
 
     def uma_sender_currency(self, address: str) -> str | None: ...
+
+    def uma_counterparty(self, address: str) -> dict[str, Any]: ...
 
     def on_chain_hash(self, *, transaction_id: UUID, network: str) -> str: ...
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 from uuid import UUID
 
 from django.conf import settings
@@ -165,6 +165,20 @@ _UMA_ADDRESSES: Final = {
     ),
 }
 _EVM: Final = frozenset({"ETHEREUM", "BASE", "POLYGON", "PLASMA"})
+# What the sandbox's counterparty VASP tells about the customer behind each of its addresses.
+_SANDBOX_PERSON: Final = {
+    "FULL_NAME": "Sam Sandbox",
+    "BIRTH_DATE": "1990-01-15",
+    "NATIONALITY": "US",
+    "COUNTRY_OF_RESIDENCE": "US",
+    "EMAIL": "sam@sandbox.uma.example",
+    "PHONE_NUMBER": "+15555550100",
+    "POSTAL_ADDRESS": "1 Sandbox Way, New York, NY, 10001, US",
+    "USER_TYPE": "INDIVIDUAL",
+    "FI_LEGAL_ENTITY_NAME": "Sandbox UMA VASP Inc.",
+    "FI_ADDRESS": "2 Sandbox Way, New York, NY, 10001, US",
+    "ULTIMATE_INSTITUTION_COUNTRY": "US",
+}
 
 
 def _sandbox_uma(address: str) -> _SandboxUma | None:
@@ -210,6 +224,10 @@ class SandboxRail:
     def uma_sender_currency(self, address: str) -> str | None:
         found = _sandbox_uma(address)
         return found.currency if found else None
+
+    def uma_counterparty(self, address: str) -> dict[str, Any]:
+        """Every sandbox address belongs to the same made-up person at the same made-up VASP."""
+        return {**_SANDBOX_PERSON, "ACCOUNT_IDENTIFIER": address} if _sandbox_uma(address) else {}
 
     def on_chain_hash(self, *, transaction_id: UUID, network: str) -> str:
         digest = hashlib.sha256(b"sandbox-chain:" + network.encode() + transaction_id.bytes).digest()

@@ -535,7 +535,7 @@ def test_the_platform_approves_with_200(api, receiver):
     receiver.replies.append(Reply(200, json.dumps({"receiverCustomerInfo": {"FULL_NAME": "Jane"}}).encode()))
     txn = _receive(api, customer).json()
     assert txn["status"] == "COMPLETED"
-    assert txn["counterpartyInformation"] == {"FULL_NAME": "Jane"}
+    assert "counterpartyInformation" not in txn  # about the sender, and the platform asked for nothing
     sent = json.loads(receiver.requests[0].body)
     assert sent["type"] == "INCOMING_PAYMENT.PENDING" and sent["data"]["id"] == txn["id"]
     assert account_balance(account) == 2_500
