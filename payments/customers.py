@@ -24,6 +24,7 @@ from payments.end_user_terms import end_user_terms_get
 from payments.errors import BadRequest, Conflict, FieldError, Gone, InvalidInput, first_or_404
 from payments.models import Customer, CustomerStatus, CustomerStatusChange, Platform, Verification
 from payments.state_machines import StateMachine
+from payments.verification_status import verification_transition
 from payments.wallet_seam import contact_change_guard
 from payments.wire.time import last_instant_rendered_as
 
@@ -307,11 +308,7 @@ def _on_status_entered(customer: Customer) -> None:
             Verification.Status.PENDING_MANUAL_REVIEW,
             Verification.Status.IN_PROGRESS,
         ):
-            latest.status = customer.status
-            latest.errors = []
-            latest.touch()
-            latest.save(update_fields=["status", "errors", "updated_at"])
-            events.verification_status_changed(latest)
+            verification_transition(latest, customer.status)
         if customer.is_business:
             beneficial_owners_resolve(customer)
 

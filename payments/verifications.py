@@ -10,8 +10,9 @@ from django.db.models import QuerySet
 
 from payments import clock, events, kyc_rules
 from payments.customers import Actor, customer_get_for_update, customer_status_transition
-from payments.errors import BadRequest, first_or_404
+from payments.errors import BadRequest, Conflict, first_or_404
 from payments.models import Customer, CustomerStatus, Document, Platform, Verification
+from payments.verification_status import verification_transition
 
 IDENTITY_DOCUMENT_TYPES = (Document.Type.PASSPORT, Document.Type.DRIVERS_LICENSE, Document.Type.NATIONAL_ID)
 LEGAL_PRESENCE_DOCUMENT_TYPES = (
@@ -186,6 +187,21 @@ def verification_submit(*, platform: Platform, customer_id: UUID, actor: Actor =
     customer.documents.filter(submitted_at__isnull=True).update(submitted_at=clock.now())
     customer_status_transition(customer, CustomerStatus.PENDING, actor=actor, reason="verification submitted")
     return verification
+
+
+@transaction.atomic
+def verification_review_start(*, customer: Customer) -> Verification:
+    """A reviewer takes the customer's submission waiting for a manual review (the admin's "Start
+    review"): PENDING_MANUAL_REVIEW → IN_PROGRESS, with VERIFICATION.IN_PROGRESS. 409 when none waits."""
+    customer = customer_get_for_update(platform=customer.platform, customer_id=customer.pk)
+    latest = customer.verifications.order_by("-pk").first()
+    if latest is None or latest.status != Verification.Status.PENDING_MANUAL_REVIEW:
+        raise Conflict(
+            f"No verification of customer {customer.public_id} waits for a manual review",
+            customerId=customer.public_id,
+            verificationStatus=latest.status if latest else None,
+        )
+    return verification_transition(latest, Verification.Status.IN_PROGRESS)
 
 
 def verification_get(*, platform: Platform, verification_id: UUID) -> Verification:
