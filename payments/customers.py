@@ -22,6 +22,7 @@ from payments import clock, events, kyc_rules
 from payments.accounts import internal_accounts_provision, platform_currency_codes
 from payments.end_user_terms import end_user_terms_get
 from payments.errors import BadRequest, Conflict, FieldError, Gone, InvalidInput, first_or_404
+from payments.kyc_requirements import verification_ready_check
 from payments.models import Customer, CustomerStatus, CustomerStatusChange, Platform, Verification
 from payments.state_machines import StateMachine
 from payments.verification_status import verification_transition
@@ -264,6 +265,7 @@ def customer_update(
     _save_unique(customer)
     if "currencies" in changes and customer.status == CustomerStatus.APPROVED:
         internal_accounts_provision(customer)  # accounts for newly added currencies; existing ones stay
+    verification_ready_check(customer)
     return customer
 
 
