@@ -19,7 +19,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
 from payments import clock, events, kyc_rules
-from payments.accounts import internal_accounts_provision, platform_currency_codes
+from payments.accounts import internal_accounts_close, internal_accounts_provision, platform_currency_codes
 from payments.end_user_terms import end_user_terms_get
 from payments.errors import BadRequest, Conflict, FieldError, Gone, InvalidInput, first_or_404
 from payments.kyc_requirements import verification_ready_check
@@ -272,11 +272,13 @@ def customer_update(
 @transaction.atomic
 def customer_delete(*, platform: Platform, customer_id: UUID) -> Customer:
     """Soft delete: the customer stays readable in lists with `isIncludingDeleted`; its platformCustomerId
-    and UMA address become free; every later operation on it answers 410 CUSTOMER_DELETED."""
+    and UMA address become free; every later operation on it answers 410 CUSTOMER_DELETED. Its
+    internal accounts are CLOSED (INTERNAL_ACCOUNT.STATUS_UPDATED each)."""
     customer = customer_get_for_update(platform=platform, customer_id=customer_id)
     customer.deleted_at = clock.now()
     customer.touch()
     customer.save(update_fields=["deleted_at", "updated_at"])
+    internal_accounts_close(customer)
     return customer
 
 

@@ -1,4 +1,4 @@
-"""Webhook events for customer, verification and internal-account balance changes.
+"""Webhook events for customer, verification and internal-account status and balance changes.
 
 Called inside the transaction that makes the change (the outbox row commits with it). `data` is rendered
 by the wire layer (`payments.wire`), as a GET of the resource renders it."""
@@ -43,6 +43,18 @@ def verification_status_changed(verification: Verification) -> None:
         platform=verification.platform,
         type=WebhookType(f"VERIFICATION.{verification.status}"),
         data=dict(VerificationSerializer(verification).data),
+    )
+
+
+# --- internal accounts ---------------------------------------------------------------------------
+
+
+def internal_account_status_changed(account: InternalAccount, *, balance: int) -> None:
+    """`INTERNAL_ACCOUNT.STATUS_UPDATED` with the account as GET shows it (`payments.accounts`)."""
+    webhook_emit(
+        platform=account.platform,
+        type=WebhookType.INTERNAL_ACCOUNT_STATUS_UPDATED,
+        data=render_internal_account(account, balance=balance),
     )
 
 

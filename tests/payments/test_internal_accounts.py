@@ -1,10 +1,23 @@
-import pytest
+import json
 
-from payments.accounts import account_balance, internal_accounts_provision
+import pytest
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.contrib.auth.models import Permission, User
+from django.urls import reverse
+
+from payments.accounts import account_balance, internal_account_status_transition, internal_accounts_provision
 from payments.customers import customer_status_transition
-from payments.models import InternalAccount
+from payments.models import InternalAccount, WebhookEvent
+from payments.state_machines import IllegalTransition
 from tests import factories
 from tests.payments.kyc_support import business, create, individual
+from tests.payments.money_support import (
+    consenting_customer,
+    funded_account,
+    quote_body,
+    reference_validator,
+    usd_external,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -139,3 +152,99 @@ def test_adding_a_currency_to_an_approved_customer_adds_its_account(multi_curren
         "EUR",
         "USD",
     ]
+
+
+# --- status -------------------------------------------------------------------------------------------
+
+
+def _status_events(account_id: str) -> list[dict]:
+    return [
+        json.loads(e.body)
+        for e in WebhookEvent.objects.filter(type="INTERNAL_ACCOUNT.STATUS_UPDATED").order_by("pk")
+        if json.loads(e.body)["data"]["id"] == account_id
+    ]
+
+
+def test_deleting_a_customer_closes_its_accounts_and_says_so(multi_currency):
+    api = multi_currency
+    customer = create(api, individual())
+    accounts = api.get("/customers/internal-accounts", {"customerId": customer["id"]}).json()["data"]
+    usd = next(a for a in accounts if a["balance"]["currency"]["code"] == "USD")
+    assert api.post(f"/sandbox/internal-accounts/{usd['id']}/fund", {"amount": 5_000}).status_code == 200
+    assert api.delete(f"/customers/{customer['id']}").status_code == 200
+    for account in accounts:
+        (event,) = _status_events(account["id"])
+        reference_validator("InternalAccountStatusWebhook").validate(event)
+        assert event["data"]["status"] == "CLOSED" and event["data"]["customerId"] == customer["id"]
+    (usd_event,) = _status_events(usd["id"])
+    assert usd_event["data"]["balance"]["amount"] == 5_000  # the money stays, for an operator
+    assert set(
+        InternalAccount.objects.filter(customer_id=customer["id"].split(":")[1]).values_list(
+            "status", flat=True
+        )
+    ) == {"CLOSED"}
+    assert api.delete(f"/customers/{customer['id']}").status_code == 410
+    assert len(_status_events(usd["id"])) == 1
+
+
+def test_a_closed_account_stays_closed(api):
+    account = factories.InternalAccountFactory(platform=api.platform)
+    internal_account_status_transition(account, "CLOSED")
+    with pytest.raises(IllegalTransition):
+        internal_account_status_transition(account, "ACTIVE")
+    assert len(_status_events(account.public_id)) == 1
+
+
+@pytest.fixture
+def operator(client):
+    user = User.objects.create_user("operator", password="x", is_staff=True)
+    user.user_permissions.add(
+        *Permission.objects.filter(
+            content_type__app_label="payments",
+            codename__in=["view_internalaccount", "change_internalaccount"],
+        )
+    )
+    client.force_login(user)
+    return client
+
+
+def _act(client, action: str, account: InternalAccount):
+    return client.post(
+        reverse("admin:payments_internalaccount_changelist"),
+        {"action": action, ACTION_CHECKBOX_NAME: [account.pk]},
+    )
+
+
+def test_an_operator_freezes_and_unfreezes_an_account(api, operator):
+    customer, _ = consenting_customer(api.platform)
+    source = funded_account(customer, 50_000)
+    payee = usd_external(api.platform, customer)
+    assert _act(operator, "freeze_selected", source).status_code == 302
+    source.refresh_from_db()
+    assert source.status == "FROZEN"
+    (frozen,) = _status_events(source.public_id)
+    assert frozen["data"]["status"] == "FROZEN" and frozen["data"]["balance"]["amount"] == 50_000
+    refused = api.post("/quotes", quote_body(source.public_id, payee.public_id, 1_000))
+    assert refused.status_code == 400
+    assert api.post(f"/sandbox/internal-accounts/{source.public_id}/fund", {"amount": 1}).status_code == 400
+
+    _act(operator, "unfreeze_selected", source)
+    source.refresh_from_db()
+    assert source.status == "ACTIVE"
+    assert [e["data"]["status"] for e in _status_events(source.public_id)] == ["FROZEN", "ACTIVE"]
+    assert api.post("/quotes", quote_body(source.public_id, payee.public_id, 1_000)).status_code == 201
+    # unfreezing an active account is a no-op: nothing is sent
+    _act(operator, "unfreeze_selected", source)
+    assert len(_status_events(source.public_id)) == 2
+
+
+def test_staff_without_the_permission_cannot_freeze(api, client):
+    user = User.objects.create_user("viewer", password="x", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="view_internalaccount"))
+    client.force_login(user)
+    account = factories.InternalAccountFactory(platform=api.platform)
+    page = client.get(reverse("admin:payments_internalaccount_changelist"))
+    assert page.status_code == 200 and b"freeze_selected" not in page.content
+    _act(client, "freeze_selected", account)
+    account.refresh_from_db()
+    assert account.status == "ACTIVE" and not _status_events(account.public_id)
