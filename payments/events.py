@@ -51,10 +51,19 @@ def verification_status_changed(verification: Verification) -> None:
 
 def internal_account_status_changed(account: InternalAccount, *, balance: int) -> None:
     """`INTERNAL_ACCOUNT.STATUS_UPDATED` with the account as GET shows it (`payments.accounts`)."""
+    _internal_account_event(account, WebhookType.INTERNAL_ACCOUNT_STATUS_UPDATED, balance=balance)
+
+
+def internal_account_funding_instructions_changed(account: InternalAccount, *, balance: int) -> None:
+    """`INTERNAL_ACCOUNT.FUNDING_INSTRUCTIONS_UPDATED`: its `fundingPaymentInstructions` came or went."""
+    _internal_account_event(
+        account, WebhookType.INTERNAL_ACCOUNT_FUNDING_INSTRUCTIONS_UPDATED, balance=balance
+    )
+
+
+def _internal_account_event(account: InternalAccount, event: WebhookType, *, balance: int) -> None:
     webhook_emit(
-        platform=account.platform,
-        type=WebhookType.INTERNAL_ACCOUNT_STATUS_UPDATED,
-        data=render_internal_account(account, balance=balance),
+        platform=account.platform, type=event, data=render_internal_account(account, balance=balance)
     )
 
 
