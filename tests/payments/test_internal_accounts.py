@@ -352,6 +352,6 @@ def test_freezing_withdraws_the_coordinates_and_unfreezing_gives_them_back(api, 
 
 
 def test_closing_a_wallet_sends_no_instruction_change(api):
-    customer, wallet = consenting_customer(api.platform)
+    _customer, wallet = consenting_customer(api.platform)
     internal_account_status_transition(wallet, "CLOSED")
     assert len(_status_events(wallet.public_id)) == 1 and not _instruction_events(wallet.public_id)
