@@ -15,6 +15,7 @@ from tests.payments.money_support import (
     consenting_customer,
     eur_external,
     funded_account,
+    key,
     on_the_wire,
     quote_body,
     reference_validator,
@@ -265,11 +266,11 @@ def test_a_same_currency_send_needs_one_authorization_without_a_purpose(api, log
 
 def test_executing_again_is_a_409_unless_it_is_the_same_idempotent_request(api, logged_in):
     customer, source = logged_in
-    quote = _held(api, source, usd_external(api.platform, customer), HTTP_IDEMPOTENCY_KEY="k-1")
+    quote = _held(api, source, usd_external(api.platform, customer), HTTP_IDEMPOTENCY_KEY=key("k-1"))
     path = f"/quotes/{quote['id']}/execute"
-    repeat = api.post(path, HTTP_IDEMPOTENCY_KEY="k-1")
+    repeat = api.post(path, HTTP_IDEMPOTENCY_KEY=key("k-1"))
     assert repeat.status_code == 200 and repeat.json()["scaChallenge"]["id"] == quote["scaChallenge"]["id"]
-    other = api.post(path, HTTP_IDEMPOTENCY_KEY="k-2")
+    other = api.post(path, HTTP_IDEMPOTENCY_KEY=key("k-2"))
     assert (other.status_code, other.json()["code"]) == (409, "CONFLICT")
     assert api.post(path).status_code == 409
     assert ScaChallenge.objects.count() == 2  # the login's and the quote's: no second challenge
