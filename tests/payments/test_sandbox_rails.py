@@ -18,6 +18,7 @@ from tests.payments.money_support import (
     consenting_customer,
     funded_account,
     holding_account,
+    key,
     on_the_wire,
     quote_body,
     reference_validator,
@@ -394,12 +395,12 @@ def test_transfer_out_and_its_refusals(api, sender):
         "amount": 5_000,
         "remittanceInformation": "payroll",
     }
-    response = api.post("/transfer-out", body, HTTP_IDEMPOTENCY_KEY="out-1")
+    response = api.post("/transfer-out", body, HTTP_IDEMPOTENCY_KEY=key("out-1"))
     assert response.status_code == 201, response.content
     txn = response.json()
     OUTGOING.validate(on_the_wire(txn))
     assert txn["paymentRail"] == "RTP" and txn["sentAmount"]["amount"] == 5_000
-    assert api.post("/transfer-out", body, HTTP_IDEMPOTENCY_KEY="out-1").json()["id"] == txn["id"]
+    assert api.post("/transfer-out", body, HTTP_IDEMPOTENCY_KEY=key("out-1")).json()["id"] == txn["id"]
     assert account_balance(source) == 995_000
     euros = holding_account(customer, "EUR")
     wrong = api.post("/transfer-out", {**body, "source": {"accountId": euros.public_id}})
