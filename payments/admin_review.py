@@ -323,14 +323,19 @@ class CustomerReviewAdmin(ReadOnlyAdmin):
             return False
         return True
 
-    def review_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        """POST {decision: approve|reject, reason}: decide one customer."""
+    def _reviewed(self, request: HttpRequest, object_id: str) -> tuple[Customer, str]:
+        """The customer a review action names and its page's URL (404 unknown, 403 without the
+        review permission)."""
         customer = self.get_object(request, object_id)
         if customer is None:
             raise Http404("No such customer")
         if not self.has_review_permission(request):
             raise PermissionDenied
-        change_url = reverse("admin:payments_customer_change", args=[customer.pk])
+        return customer, reverse("admin:payments_customer_change", args=[customer.pk])
+
+    def review_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """POST {decision: approve|reject, reason}: decide one customer."""
+        customer, change_url = self._reviewed(request, object_id)
         if request.method != "POST":
             return HttpResponseRedirect(change_url)
         form = ReviewForm(request.POST)
@@ -345,12 +350,7 @@ class CustomerReviewAdmin(ReadOnlyAdmin):
 
     def review_start_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         """POST: take the customer's submission waiting for a manual review (it becomes IN_PROGRESS)."""
-        customer = self.get_object(request, object_id)
-        if customer is None:
-            raise Http404("No such customer")
-        if not self.has_review_permission(request):
-            raise PermissionDenied
-        change_url = reverse("admin:payments_customer_change", args=[customer.pk])
+        customer, change_url = self._reviewed(request, object_id)
         if request.method != "POST":
             return HttpResponseRedirect(change_url)
         try:
