@@ -1,14 +1,29 @@
-"""Internal accounts: provisioning for approved customers and for platforms, listing, and the one balance function."""
+"""Internal accounts: provisioning for approved customers and for platforms, listing, status
+changes, and the one balance function.
+
+Status (the reference's InternalAccountStatus), changed only by `internal_account_status_transition`:
+
+    PENDING ──▶ ACTIVE ◀──▶ FROZEN        (the operator freezes and unfreezes, admin)
+       │          │           │
+       ├──▶ FAILED└───────────┴──▶ CLOSED (the customer was deleted)
+
+Only an ACTIVE account sends or receives. Every change sends INTERNAL_ACCOUNT.STATUS_UPDATED, and
+INTERNAL_ACCOUNT.FUNDING_INSTRUCTIONS_UPDATED when it gives or withdraws the account's deposit
+coordinates (`fundingPaymentInstructions`, served while ACTIVE).
+"""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 
 from django.db import transaction
 from django.db.models import QuerySet
 
-from payments import currencies
+from payments import currencies, events
 from payments.models import Customer, InternalAccount, Platform
+from payments.state_machines import StateMachine
+from payments.wire.accounts import internal_account_funding_instructions
 
 # The currency an embedded (self-custodial) Global Account wallet holds.
 EMBEDDED_WALLET_CURRENCY = "USDC"
@@ -113,3 +128,44 @@ def account_balance(account: InternalAccount) -> int:
     from payments.ledger import ledger_balance
 
     return ledger_balance(account)
+
+
+Status = InternalAccount.Status
+
+INTERNAL_ACCOUNT_TRANSITIONS = StateMachine(
+    "internal account",
+    {
+        Status.PENDING: {Status.ACTIVE, Status.FAILED, Status.CLOSED},
+        Status.ACTIVE: {Status.FROZEN, Status.CLOSED},
+        Status.FROZEN: {Status.ACTIVE, Status.CLOSED},
+        Status.FAILED: {Status.CLOSED},
+        Status.CLOSED: set(),
+    },
+    noun="An internal account",
+    id_detail="accountId",
+)
+
+
+@transaction.atomic
+def internal_account_status_transition(account: InternalAccount, to: str) -> InternalAccount:
+    """Move an internal account along INTERNAL_ACCOUNT_TRANSITIONS (row lock; a repeat is a no-op, a
+    move outside the table 409) and send INTERNAL_ACCOUNT.STATUS_UPDATED with the account as GET
+    shows it (and FUNDING_INSTRUCTIONS_UPDATED when its deposit coordinates come or go). Its balance
+    stays where it is: a CLOSED or FROZEN account's money waits for an operator."""
+    moved = INTERNAL_ACCOUNT_TRANSITIONS.move(account, Status(to))
+    if moved.from_status is not None:
+        moved.row.platform = account.platform
+        balance = account_balance(moved.row)
+        events.internal_account_status_changed(moved.row, balance=balance)
+        before = copy.copy(moved.row)
+        before.status = moved.from_status
+        if internal_account_funding_instructions(moved.row) != internal_account_funding_instructions(before):
+            events.internal_account_funding_instructions_changed(moved.row, balance=balance)
+    account.status, account.updated_at = moved.row.status, moved.row.updated_at
+    return moved.row
+
+
+def internal_accounts_close(customer: Customer) -> None:
+    """Close every account of a customer (it was deleted), each with its STATUS_UPDATED."""
+    for account in customer.internal_accounts.exclude(status=Status.CLOSED).order_by("pk"):
+        internal_account_status_transition(account, Status.CLOSED)

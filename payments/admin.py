@@ -11,13 +11,16 @@ from payments import (
     money_admin,  # noqa: F401
     sca_admin,  # noqa: F401
 )
+from payments.accounts import account_balance, internal_account_status_transition
 from payments.admin_base import ReadOnlyInline, ViewAndDeleteAdmin
+from payments.errors import ServiceError
 from payments.models import (
     ApiToken,
     BulkUploadJob,
     BulkUploadRow,
     ExternalAccount,
     ExternalAccountStatusChange,
+    InternalAccount,
     Platform,
     WebhookAttempt,
     WebhookEvent,
@@ -159,6 +162,63 @@ class ExternalAccountAdmin(ViewAndDeleteAdmin):
     @admin.display(description="account info")
     def account_info_pretty(self, obj: ExternalAccount) -> str:
         return format_html("<pre>{}</pre>", json.dumps(obj.account_info, indent=2, ensure_ascii=False))
+
+
+@admin.register(InternalAccount)
+class InternalAccountAdmin(ViewAndDeleteAdmin):
+    """Read-only but for its status: an operator freezes an account (compliance or fraud signals) and
+    unfreezes it, through `payments.accounts.internal_account_status_transition` (needs the "Can
+    change internal account" permission). Accounts are provisioned by the service, never deleted."""
+
+    list_display = ("public_id", "type", "currency", "status", "customer", "platform", "created_at")
+    list_filter = ("status", "type", "currency")
+    list_select_related = ("customer", "platform")
+    search_fields = ("customer__platform_customer_id", "customer__full_name", "platform__name")
+    fields = (
+        "public_id",
+        "platform",
+        "customer",
+        "type",
+        "currency",
+        "status",
+        "balance",
+        "created_at",
+        "updated_at",
+    )
+    readonly_fields = fields
+    actions = ("freeze_selected", "unfreeze_selected")
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # the ledger holds its postings
+
+    def has_freeze_permission(self, request) -> bool:
+        return request.user.has_perm("payments.change_internalaccount")
+
+    @admin.display(description="balance")
+    def balance(self, account: InternalAccount) -> str:
+        return f"{account_balance(account)} {account.currency} (smallest unit)"
+
+    def _move(self, request, queryset, to: str, done: str) -> None:
+        moved = 0
+        for account in queryset.order_by("pk"):
+            try:
+                internal_account_status_transition(account, to)
+            except ServiceError as exc:
+                self.message_user(request, f"{account.public_id}: {exc.message}", messages.ERROR)
+            else:
+                moved += 1
+        if moved:
+            self.message_user(
+                request, f"{moved} {'account' if moved == 1 else 'accounts'} {done}.", messages.SUCCESS
+            )
+
+    @admin.action(description="Freeze selected accounts", permissions=["freeze"])
+    def freeze_selected(self, request, queryset) -> None:
+        self._move(request, queryset, InternalAccount.Status.FROZEN, "frozen")
+
+    @admin.action(description="Unfreeze selected accounts", permissions=["freeze"])
+    def unfreeze_selected(self, request, queryset) -> None:
+        self._move(request, queryset, InternalAccount.Status.ACTIVE, "unfrozen")
 
 
 class FailedBulkUploadRowInline(ReadOnlyInline):

@@ -1,7 +1,8 @@
 """The operator's customer review in the admin: the queue, the customer's file, and approve/reject.
 
 Decisions go through `customer_status_transition`, the same function the API's verification uses,
-so the table of allowed moves, the row lock and the audit row apply here too. Approving or
+so the table of allowed moves, the row lock and the audit row apply here too. "Start review" takes a
+submission waiting for a manual review (`verification_review_start`: IN_PROGRESS, with its event). Approving or
 rejecting needs the `payments.review_customer` permission on top of staff access. Documents are
 streamed to staff by an admin view; they have no public URL.
 """
@@ -33,6 +34,7 @@ from payments.document_response import document_file_response
 from payments.errors import ServiceError
 from payments.models import BeneficialOwner, Customer, CustomerStatusChange, Document, Verification
 from payments.money_admin import ReadOnlyAdmin
+from payments.verifications import verification_review_start
 
 REVIEW_PERMISSION = "payments.review_customer"
 # A document is shown inside the customer's page (an iframe for PDFs), so this page may frame it.
@@ -288,6 +290,11 @@ class CustomerReviewAdmin(ReadOnlyAdmin):
         return [
             path("<path:object_id>/review/", view(self.review_view), name="payments_customer_review"),
             path(
+                "<path:object_id>/review/start/",
+                view(self.review_start_view),
+                name="payments_customer_review_start",
+            ),
+            path(
                 "documents/<uuid:document_id>/file/",
                 view(xframe_options_sameorigin(csp_override(DOCUMENT_CSP)(self.document_file_view))),
                 name="payments_customer_document",
@@ -296,11 +303,15 @@ class CustomerReviewAdmin(ReadOnlyAdmin):
         ]
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
+        latest = Verification.objects.filter(customer_id=object_id).order_by("-pk").first()
         extra_context = {
             **(extra_context or {}),
             "can_review": self.has_review_permission(request),
             "review_form": ReviewForm(),
             "review_url": reverse("admin:payments_customer_review", args=[object_id]),
+            "awaits_review": latest is not None
+            and latest.status == Verification.Status.PENDING_MANUAL_REVIEW,
+            "review_start_url": reverse("admin:payments_customer_review_start", args=[object_id]),
         }
         return super().change_view(request, object_id, form_url, extra_context)
 
@@ -312,14 +323,19 @@ class CustomerReviewAdmin(ReadOnlyAdmin):
             return False
         return True
 
-    def review_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        """POST {decision: approve|reject, reason}: decide one customer."""
+    def _reviewed(self, request: HttpRequest, object_id: str) -> tuple[Customer, str]:
+        """The customer a review action names and its page's URL (404 unknown, 403 without the
+        review permission)."""
         customer = self.get_object(request, object_id)
         if customer is None:
             raise Http404("No such customer")
         if not self.has_review_permission(request):
             raise PermissionDenied
-        change_url = reverse("admin:payments_customer_change", args=[customer.pk])
+        return customer, reverse("admin:payments_customer_change", args=[customer.pk])
+
+    def review_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """POST {decision: approve|reject, reason}: decide one customer."""
+        customer, change_url = self._reviewed(request, object_id)
         if request.method != "POST":
             return HttpResponseRedirect(change_url)
         form = ReviewForm(request.POST)
@@ -330,6 +346,19 @@ class CustomerReviewAdmin(ReadOnlyAdmin):
         decision = form.cleaned_data["decision"]
         if self._decide(request, customer, decision, form.cleaned_data["reason"]):
             self.message_user(request, f"{customer} {DECIDED[decision]}.", messages.SUCCESS)
+        return HttpResponseRedirect(change_url)
+
+    def review_start_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """POST: take the customer's submission waiting for a manual review (it becomes IN_PROGRESS)."""
+        customer, change_url = self._reviewed(request, object_id)
+        if request.method != "POST":
+            return HttpResponseRedirect(change_url)
+        try:
+            verification_review_start(customer=customer)
+        except ServiceError as exc:
+            self.message_user(request, f"{customer}: {exc.message}", messages.ERROR)
+        else:
+            self.message_user(request, f"Review of {customer} started.", messages.SUCCESS)
         return HttpResponseRedirect(change_url)
 
     def _bulk(self, request: HttpRequest, queryset: QuerySet, decision: str) -> HttpResponse | None:

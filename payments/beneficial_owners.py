@@ -17,6 +17,7 @@ from payments.customers import (
     customer_get_for_update,
 )
 from payments.errors import Conflict, FieldError, InvalidInput, first_or_404
+from payments.kyc_requirements import verification_ready_check
 from payments.models import BeneficialOwner, Customer, Platform
 
 
@@ -61,6 +62,7 @@ def beneficial_owner_create(
     if customer.status in TERMINAL_STATUSES:
         beneficial_owners_resolve(customer)
         owner.refresh_from_db()
+    verification_ready_check(customer)
     return owner
 
 
@@ -92,6 +94,7 @@ def beneficial_owner_update(
     if customer.status in TERMINAL_STATUSES:
         beneficial_owners_resolve(customer)
         owner.refresh_from_db()
+    verification_ready_check(customer)
     return owner
 
 

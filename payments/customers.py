@@ -18,11 +18,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
 from payments import clock, events, kyc_rules
-from payments.accounts import internal_accounts_provision, platform_currency_codes
+from payments.accounts import internal_accounts_close, internal_accounts_provision, platform_currency_codes
 from payments.end_user_terms import end_user_terms_get
 from payments.errors import BadRequest, Conflict, FieldError, Gone, InvalidInput, first_or_404
+from payments.kyc_requirements import verification_ready_check
 from payments.models import Customer, CustomerStatus, CustomerStatusChange, Platform, Verification
 from payments.state_machines import StateMachine
+from payments.verification_status import verification_transition
 from payments.wallet_seam import ContactChangeAnswer, contact_change_guard, contact_changes_settle_due
 from payments.wire.customers import UPDATE_SERIALIZERS, parse_customer_body
 from payments.wire.time import last_instant_rendered_as
@@ -296,16 +298,19 @@ def _update_apply(customer: Customer, changes: Mapping[str, Any]) -> None:
     _save_unique(customer)
     if "currencies" in changes and customer.status == CustomerStatus.APPROVED:
         internal_accounts_provision(customer)  # accounts for newly added currencies; existing ones stay
+    verification_ready_check(customer)
 
 
 @transaction.atomic
 def customer_delete(*, platform: Platform, customer_id: UUID) -> Customer:
     """Soft delete: the customer stays readable in lists with `isIncludingDeleted`; its platformCustomerId
-    and UMA address become free; every later operation on it answers 410 CUSTOMER_DELETED."""
+    and UMA address become free; every later operation on it answers 410 CUSTOMER_DELETED. Its
+    internal accounts are CLOSED (INTERNAL_ACCOUNT.STATUS_UPDATED each)."""
     customer = customer_get_for_update(platform=platform, customer_id=customer_id)
     customer.deleted_at = clock.now()
     customer.touch()
     customer.save(update_fields=["deleted_at", "updated_at"])
+    internal_accounts_close(customer)
     return customer
 
 
@@ -339,11 +344,7 @@ def _on_status_entered(customer: Customer) -> None:
             Verification.Status.PENDING_MANUAL_REVIEW,
             Verification.Status.IN_PROGRESS,
         ):
-            latest.status = customer.status
-            latest.errors = []
-            latest.touch()
-            latest.save(update_fields=["status", "errors", "updated_at"])
-            events.verification_status_changed(latest)
+            verification_transition(latest, customer.status)
         if customer.is_business:
             beneficial_owners_resolve(customer)
 

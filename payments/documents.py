@@ -20,6 +20,7 @@ from payments import ids
 from payments.customers import customer_get, customer_get_for_update
 from payments.errors import Conflict, FieldError, InvalidInput, first_or_404
 from payments.file_types import DOCUMENT_EXTENSIONS, MAX_DOCUMENT_BYTES, SNIFF_BYTES, sniff_document
+from payments.kyc_requirements import verification_ready_check
 from payments.models import BeneficialOwner, Customer, Document, Platform
 
 _METADATA = ("document_type", "side", "country", "document_number", "issuing_authority")
@@ -118,6 +119,7 @@ def document_upload(
             setattr(document, name, data.get(name) or "")
         _store(document, file, content_type, stored)
         document.save(force_insert=True)
+        verification_ready_check(customer)
     return document
 
 
@@ -147,6 +149,7 @@ def document_replace(
         document.submitted_at = None
         document.touch()
         document.save()
+        verification_ready_check(document.customer)
         transaction.on_commit(lambda: default_storage.delete(old_name))
     return document
 

@@ -179,4 +179,13 @@ class RateLimited(ServiceError, status=429, code="RATE_LIMITED", message="Too ma
         return {"Retry-After": str(self.retry_after)}
 
 
+class SwitchError(
+    ServiceError,
+    code="SERVICE_SWITCH_ERROR",
+    message="The payment switch failed to handle the request; nothing was done, try again",
+):
+    """A payment rail (`payments/rails/`) failed unexpectedly: the reference's 500 SERVICE_SWITCH_ERROR,
+    raised in place of the rail's own exception, so the change it was part of rolls back."""
+
+
 class NotImplementedByService(ServiceError, status=501, code="NOT_IMPLEMENTED", message="Not supported"): ...

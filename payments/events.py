@@ -1,4 +1,4 @@
-"""Webhook events for customer, verification and internal-account balance changes.
+"""Webhook events for customer, verification and internal-account status and balance changes.
 
 Called inside the transaction that makes the change (the outbox row commits with it). `data` is rendered
 by the wire layer (`payments.wire`), as a GET of the resource renders it."""
@@ -43,6 +43,27 @@ def verification_status_changed(verification: Verification) -> None:
         platform=verification.platform,
         type=WebhookType(f"VERIFICATION.{verification.status}"),
         data=dict(VerificationSerializer(verification).data),
+    )
+
+
+# --- internal accounts ---------------------------------------------------------------------------
+
+
+def internal_account_status_changed(account: InternalAccount, *, balance: int) -> None:
+    """`INTERNAL_ACCOUNT.STATUS_UPDATED` with the account as GET shows it (`payments.accounts`)."""
+    _internal_account_event(account, WebhookType.INTERNAL_ACCOUNT_STATUS_UPDATED, balance=balance)
+
+
+def internal_account_funding_instructions_changed(account: InternalAccount, *, balance: int) -> None:
+    """`INTERNAL_ACCOUNT.FUNDING_INSTRUCTIONS_UPDATED`: its `fundingPaymentInstructions` came or went."""
+    _internal_account_event(
+        account, WebhookType.INTERNAL_ACCOUNT_FUNDING_INSTRUCTIONS_UPDATED, balance=balance
+    )
+
+
+def _internal_account_event(account: InternalAccount, event: WebhookType, *, balance: int) -> None:
+    webhook_emit(
+        platform=account.platform, type=event, data=render_internal_account(account, balance=balance)
     )
 
 

@@ -2,6 +2,9 @@
 `POST /quotes/{id}/execute`, `POST /transfer-in`, `POST /transfer-out`,
 `POST /customers/{id}/kyc-link`; the view side is `payments.api.idempotency`).
 
+- A key is a UUID in its text form (the interface spec's "UUID text"; the reference's examples are
+  UUIDs), in any case: one UUID is one key. Anything else is a 400 INVALID_INPUT naming the header
+  (`idempotency_key_parse`), and nothing runs.
 - A key is the platform's: one namespace per platform, whatever the operation.
 - The first request with a key inserts its row (platform, key, method, path, canonical-body digest)
   *before* it performs the operation, in the same database transaction, and records its answer
@@ -28,16 +31,20 @@ operation's own transaction, now nested; a replay is that INSERT plus one indexe
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from uuid import UUID
 
 from django.conf import settings
 
 from payments import clock, ids, secret_box
-from payments.errors import IdempotencyKeyReused, InsufficientFunds, InvalidInput, ServiceError
+from payments.errors import FieldError, IdempotencyKeyReused, InsufficientFunds, InvalidInput, ServiceError
 from payments.models import IdempotencyKey
 from payments.query_plans import plan_raw_row, plan_update
 
+HEADER = "Idempotency-Key"
+MAX_KEY_LENGTH = 255  # the reference's bound where it gives one; a UUID is shorter
+_KEY = re.compile(ids.UUID_PATTERN)
 _SEAL_PURPOSE = "payments.idempotency-answer"
 NOT_KEPT_STATUSES = frozenset({401, 409, 423, 424, 429})
 # Plain SQL: the ORM cannot say "insert unless the key exists, and tell me which happened". On
@@ -75,6 +82,21 @@ class Claim:
     """The key is held by the current transaction (its row was inserted or taken over)."""
 
     row_id: UUID
+
+
+def idempotency_key_parse(value: str) -> str:
+    """The key an `Idempotency-Key` header value names: a UUID in text form, lower-cased. Refused with
+    400 INVALID_INPUT (`details.errors[]` naming the header) otherwise; a long value is refused
+    rather than cut, so two keys can never collide on a shared prefix."""
+    if len(value) > MAX_KEY_LENGTH:
+        problem = FieldError(HEADER, f"At most {MAX_KEY_LENGTH} characters", {"maxLength": MAX_KEY_LENGTH})
+    elif not _KEY.fullmatch(value):
+        problem = FieldError(
+            HEADER, "Must be a UUID, e.g. 550e8400-e29b-41d4-a716-446655440000", {"format": "uuid"}
+        )
+    else:
+        return value.lower()
+    raise InvalidInput(errors=[problem])
 
 
 def answer_kept(error: ServiceError) -> bool:

@@ -1,7 +1,8 @@
 """Incoming UMA payments: the sandbox's simulated sender, the platform's decision, approve and reject.
 
 1. The payment is recorded PENDING for the receiving customer's internal account in the receiving
-   currency. A sender that fails the counterparty's compliance check (`$fail.compliance.usd`) fails
+   currency, with what the sender's VASP tells about the sender where the platform asks for it
+   (`counterpartyInformation`, payments/counterparty.py). A sender that fails the counterparty's compliance check (`$fail.compliance.usd`) fails
    at once (COMPLIANCE_REJECTED) without asking the platform.
 2. `INCOMING_PAYMENT.PENDING` is committed, then sent once, synchronously and outside any database
    transaction (`webhook_deliver_for_decision`); the answer decides: 200 approve, 403 reject
@@ -10,7 +11,11 @@
    else FAILED PAYMENT_APPROVAL_TIMED_OUT), anything else FAILED PAYMENT_APPROVAL_WEBHOOK_ERROR. A
    platform with no webhook endpoint has no one to ask: the payment is approved.
 3. Approved, it settles as the sender's rail says (`$pending.long.usd` after an hour, others at
-   once): WORLD → the receiver's account, then COMPLETED.
+   once; `$pending.compliance.usd` after a 5-minute compliance review, with pendingReason
+   COMPLIANCE_REVIEW until then): WORLD → the receiver's account, then COMPLETED. Or the leg to the receiver fails
+   (`$fail.offramp.usd`, `$fail.refund.usd`): FAILED OFFRAMP_FAILED, nothing credited, and the sender's
+   money goes back through a refund that is PENDING 5 minutes (INCOMING_PAYMENT.REFUND_PENDING), then
+   COMPLETED or FAILED (`$fail.refund.usd`) with its INCOMING_PAYMENT.REFUND_* event.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from uuid import UUID
 from django.db import transaction
 
 from payments import clock, ids, money, rates
+from payments.counterparty import counterparty_information
 from payments.customers import customer_get
 from payments.errors import BadRequest, Conflict, FieldError, InvalidInput, ResourceNotFound
 from payments.limits import usd_cents
@@ -93,7 +99,8 @@ def incoming_uma_receive(
     if sender_currency is None:
         raise BadRequest(
             "senderUmaAddress must be one of the sandbox's UMA addresses ($success.usd, $success.eur, "
-            "$success.mxn, $pending.long.usd, $fail.compliance.usd at sandbox.uma.example)",
+            "$success.mxn, $pending.long.usd, $fail.compliance.usd, $fail.offramp.usd, $fail.refund.usd "
+            "at sandbox.uma.example)",
             code="INVALID_UMA_ADDRESS",
             field="senderUmaAddress",
         )
@@ -111,9 +118,10 @@ def incoming_uma_receive(
             field="receivingCurrencyCode",
         )
     events = rail.incoming(sender=sender)
-    failed = next((e for e in events if e.step == Step.FAIL), None)
+    failed = next((e for e in events if e.step == Step.FAIL and e.before_approval), None)
     now = clock.now()
     rate = rates.mid_rate(sender_currency, currency)
+    counterparty = counterparty_information(platform=platform, currency=currency, uma_address=sender)
     txn_id = ids.uuid7()
     with transaction.atomic():
         txn = Transaction.new(
@@ -134,6 +142,7 @@ def incoming_uma_receive(
             usd_value=usd_cents(amount, currency),
             reference=transaction_reference(txn_id),
             awaiting_decision=failed is None,
+            counterparty_information=counterparty,
         )
         txn.save(force_insert=True)
         if failed is not None:
@@ -146,7 +155,7 @@ def incoming_uma_receive(
         return incoming_decide(txn=txn, approve=True)
     decision = webhook_deliver_for_decision(event)
     if decision.kind == DecisionKind.APPROVE:
-        return incoming_decide(txn=txn, approve=True, receiver_info=decision.body.get("receiverCustomerInfo"))
+        return incoming_decide(txn=txn, approve=True)
     if decision.kind == DecisionKind.REJECT:
         return incoming_decide(txn=txn, approve=False, reason=str(decision.body.get("reason") or "rejected"))
     if decision.kind == DecisionKind.DEFER:
@@ -171,10 +180,10 @@ def _sent_amount(amount: int, rate: Decimal, sender: str, receiver: str) -> int:
     return money.cost_round_up(Fraction(whole) * money.smallest_unit_factor(sender))
 
 
-def incoming_decide(
-    *, txn: Transaction, approve: bool, reason: str = "", receiver_info: dict[str, Any] | None = None
-) -> Transaction:
-    """Apply the platform's decision to a PENDING incoming payment (approve: settle as scripted)."""
+def incoming_decide(*, txn: Transaction, approve: bool, reason: str = "") -> Transaction:
+    """Apply the platform's decision to a PENDING incoming payment (approve: settle as scripted). The
+    `receiverCustomerInfo` an approval may carry is for the sender's VASP; the sandbox's simulated
+    senders ask for none, so it goes nowhere."""
     with transaction.atomic():
         _quote, locked = transaction_lock(txn.pk)
         if locked.status != Status.PENDING:
@@ -193,25 +202,23 @@ def incoming_decide(
                 next_step_at=None,
             )
         events = rail_adapter().incoming(sender=locked.source.get("umaAddress", ""))
-        steps_set(locked, steps_from_events(events, start=clock.now()))
+        after = [e for e in events if not e.before_approval]
+        steps_set(locked, steps_from_events(after, start=clock.now()))
         changes: dict[str, Any] = {
             "awaiting_decision": False,
             "steps": locked.steps,
             "next_step_at": locked.next_step_at,
+            "pending_reason": next((e.pending_reason for e in after if e.pending_reason), ""),
         }
-        if receiver_info:
-            changes["counterparty_information"] = dict(receiver_info)
         locked = transaction_transition(locked, Status.PROCESSING, locked=True, **changes)
     return transaction_advance(transaction_id=locked.pk)  # settles now when due now
 
 
-def incoming_approve(
-    *, platform: Platform, transaction_id: UUID, receiver_info: dict[str, Any] | None = None
-) -> Transaction:
+def incoming_approve(*, platform: Platform, transaction_id: UUID) -> Transaction:
     """`POST /transactions/{id}/approve`: only for a payment whose webhook the platform deferred (202)."""
     txn = transaction_get(platform=platform, transaction_id=transaction_id)
     _check_pending_decision(txn)
-    return incoming_decide(txn=txn, approve=True, receiver_info=receiver_info)
+    return incoming_decide(txn=txn, approve=True)
 
 
 def incoming_reject(*, platform: Platform, transaction_id: UUID, reason: str = "") -> Transaction:

@@ -9,6 +9,9 @@ that validates them accepts them. Shapes follow the reference's `Payment*Account
 
 `EMBEDDED_WALLET` is different: it carries `payloadToSign`, the exact text the wallet's session key
 stamps to authorize the transfer (`embedded_wallet_payload`).
+
+An internal account's standing `fundingPaymentInstructions` are built the same way, seeded by the
+account's id (`funding_instructions`).
 """
 
 from __future__ import annotations
@@ -25,11 +28,15 @@ from payments import bech32
 
 __all__ = [
     "ACCOUNT_TYPES",
+    "BTC_NETWORKS",
     "FUNDING_ACCOUNT_TYPE",
     "NETWORK_WALLET_TYPES",
+    "STABLECOIN_NETWORKS",
     "account_or_wallet_info",
     "base58",
+    "deposit_reference",
     "embedded_wallet_payload",
+    "funding_instructions",
     "payment_instruction",
 ]
 
@@ -350,6 +357,19 @@ NETWORK_WALLET_TYPES: Final[Mapping[str, str]] = {
 }
 
 
+# The networks each crypto currency moves on (quote sources name one; the first is the default).
+STABLECOIN_NETWORKS: Final[Mapping[str, tuple[str, ...]]] = {
+    "USDC": ("SOLANA", "ETHEREUM", "BASE", "POLYGON"),
+    "USDT": ("TRON", "ETHEREUM", "PLASMA", "SOLANA"),
+}
+BTC_NETWORKS: Final = ("LIGHTNING", "SPARK", "BITCOIN")
+# A standing deposit address takes no amount, so Lightning (an invoice per payment) is left out.
+_DEPOSIT_NETWORKS: Final[Mapping[str, tuple[str, ...]]] = {
+    **STABLECOIN_NETWORKS,
+    "BTC": tuple(n for n in BTC_NETWORKS if n != "LIGHTNING"),
+}
+
+
 def account_or_wallet_info(
     account_type: str,
     *,
@@ -386,6 +406,39 @@ def account_or_wallet_info(
 def payment_instruction(info: dict[str, Any], *, notes: str, is_platform_account: bool) -> dict[str, Any]:
     """One `PaymentInstructions` item."""
     return {"instructionsNotes": notes, "isPlatformAccount": is_platform_account, "accountOrWalletInfo": info}
+
+
+def deposit_reference(seed: bytes) -> str:
+    """The code a depositor quotes so a deposit is credited to the account `seed` names."""
+    return "DEP" + hashlib.sha256(b"deposit:" + seed).hexdigest()[:12].upper()
+
+
+def funding_instructions(currency: str, *, seed: bytes, is_platform_account: bool) -> list[dict[str, Any]]:
+    """Standing instructions to fund an account of `currency` from outside (its
+    `fundingPaymentInstructions`): a deposit account of the currency's account type for fiat, a
+    deposit address on each network a crypto currency moves on; [] for a currency with neither.
+    Derived from `seed` (the account's id), so they are the account's own and never change."""
+    reference = deposit_reference(seed)
+    if currency in _DEPOSIT_NETWORKS:
+        infos = [
+            account_or_wallet_info(
+                NETWORK_WALLET_TYPES[network], seed=seed, reference=reference, asset=currency
+            )
+            for network in _DEPOSIT_NETWORKS[currency]
+        ]
+    elif currency in FUNDING_ACCOUNT_TYPE:
+        infos = [account_or_wallet_info(FUNDING_ACCOUNT_TYPE[currency], seed=seed, reference=reference)]
+    else:
+        return []
+    return [
+        payment_instruction(
+            info,
+            notes=f"Deposits to these {currency} coordinates credit this account"
+            + (f"; quote reference {reference}" if "reference" in info else ""),
+            is_platform_account=is_platform_account,
+        )
+        for info in infos
+    ]
 
 
 def embedded_wallet_payload(

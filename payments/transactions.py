@@ -31,7 +31,9 @@ counterparty's fee), R the amount received and C the counterparty's fixed fee:
   SETTLEMENT(R) -R, the destination +R in the same database transaction
 - pull (external source collected): WORLD(S) -T, FEES +F, PLATFORM_FEES +P, then as the delivery
   but with R straight to the destination (the pull is itself the INCOMING transaction)
-- refund: the exact reversal of the debit (or funding); return: reversal of the delivery, then refund
+- refund: the exact reversal of the debit (or funding), posted when the refund settles (at once, or
+  by a REFUND step when the rail keeps it PENDING a while); return: reversal of the delivery, then
+  refund
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ from payments.models import LedgerAccount, LedgerJournal, Platform, Quote, Trans
 from payments.models import TransactionStatus as Status
 from payments.query_plans import Literal, QueryShape, plan_all, plan_first, plan_update
 from payments.quote_status import QUOTE_TRANSITIONS, quote_transition
-from payments.rails import Payout, RailEvent, Step, rail_adapter
+from payments.rails import UMA_RAIL, Payout, RailEvent, Step, rail_adapter
 from payments.state_machines import StateMachine
 from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
@@ -110,6 +112,7 @@ _QUOTE_STATUS = {
 }
 
 _WEBHOOKS = {
+    (Type.OUTGOING, Status.PENDING): WebhookType.OUTGOING_PAYMENT_PENDING,
     (Type.OUTGOING, Status.PENDING_AUTHORIZATION): WebhookType.OUTGOING_PAYMENT_PENDING_AUTHORIZATION,
     (Type.OUTGOING, Status.PROCESSING): WebhookType.OUTGOING_PAYMENT_PROCESSING,
     (Type.OUTGOING, Status.COMPLETED): WebhookType.OUTGOING_PAYMENT_COMPLETED,
@@ -121,9 +124,14 @@ _WEBHOOKS = {
     (Type.INCOMING, Status.EXPIRED): WebhookType.INCOMING_PAYMENT_FAILED,
     (Type.INCOMING, Status.REFUNDED): WebhookType.INCOMING_PAYMENT_REFUND_COMPLETED,
 }
+_FINISHED = frozenset({Status.COMPLETED, Status.FAILED, Status.REJECTED, Status.REFUNDED, Status.EXPIRED})
+
+# By the wire Refund's status.
 _REFUND_WEBHOOKS = {
+    (Type.OUTGOING, "PENDING"): WebhookType.OUTGOING_PAYMENT_REFUND_PENDING,
     (Type.OUTGOING, "COMPLETED"): WebhookType.OUTGOING_PAYMENT_REFUND_COMPLETED,
     (Type.OUTGOING, "FAILED"): WebhookType.OUTGOING_PAYMENT_REFUND_FAILED,
+    (Type.INCOMING, "PENDING"): WebhookType.INCOMING_PAYMENT_REFUND_PENDING,
     (Type.INCOMING, "COMPLETED"): WebhookType.INCOMING_PAYMENT_REFUND_COMPLETED,
     (Type.INCOMING, "FAILED"): WebhookType.INCOMING_PAYMENT_REFUND_FAILED,
 }
@@ -131,6 +139,7 @@ _REFUND_WEBHOOKS = {
 # Steps the engine schedules itself, next to the rails' COMPLETE / FAIL / RETURN.
 EXPIRE = "EXPIRE"  # an unexecuted quote's expiresAt
 DECISION_TIMEOUT = "DECISION_TIMEOUT"  # the platform deferred an incoming payment and did not decide
+REFUND = "REFUND"  # a PENDING refund settles (completes, or fails with `refundFails`)
 DECISION_SECONDS = 5  # the reference: approve or reject within 5 seconds of a 202
 
 _ON_CHAIN_NETWORKS = frozenset(
@@ -178,6 +187,8 @@ def transaction_transition(
         limits_take_back_daily(current)
     if to == Status.COMPLETED and current.settled_at is None:
         changes.setdefault("settled_at", clock.now())
+    if current.pending_reason and to in _FINISHED:  # nothing delays it any more
+        changes.setdefault("pending_reason", "")
     machine.move(current, to, locked=True, changes=changes, write=plan_update)
     if current.quote_id:
         quote_transition(
@@ -215,6 +226,7 @@ def steps_from_events(events: Iterable[RailEvent], *, start: dt.datetime) -> lis
             detail=e.detail,
             refundReason=e.refund_reason if e.refund_reason != "TRANSACTION_FAILED" else "",
             refundFails=e.refund_fails,
+            refundAfterSeconds=None if e.refund_after is None else int(e.refund_after.total_seconds()),
         )
         for e in events
     ]
@@ -425,11 +437,19 @@ def _apply_step(quote: Quote | None, txn: Transaction, step: dict[str, Any]) -> 
                 detail=step.get("detail", ""),
                 refund_reason=step.get("refundReason", "TRANSACTION_FAILED"),
                 refund_fails=step.get("refundFails", False),
+                refund_after=_seconds(step.get("refundAfterSeconds")),
             )
     elif name == Step.RETURN:
         if txn.status == Status.COMPLETED:
             txn.steps = []
             _return(quote, txn, detail=step.get("detail", ""))
+    elif name == REFUND:
+        if txn.refund and txn.refund.get("status") == "PENDING":
+            _refund_settle(txn, fails=step.get("refundFails", False))
+
+
+def _seconds(value: int | None) -> dt.timedelta | None:
+    return None if value is None else dt.timedelta(seconds=value)
 
 
 # --- ledger movements -----------------------------------------------------------------------------
@@ -512,6 +532,8 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
         )[Kind.WORLD]
         legs = [Leg(world, -txn.received_amount), Leg(destination, txn.received_amount)]
         ledger_post_transaction(txn, kind=JournalKind.INCOMING, legs=legs)
+        if txn.source.get("sourceType") == "UMA_ADDRESS":
+            changes["settlement_hash"] = _uma_settlement_hash(txn)
     elif quote.source_kind == Quote.SourceKind.EXTERNAL:  # a pull was collected
         sending = _sending_system(quote)
         legs = [Leg(sending[Kind.WORLD], -quote.total_sending_amount), *_fee_legs(quote, sending)]
@@ -531,6 +553,8 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
             ledger_post_transaction(txn, kind=JournalKind.DELIVERY, legs=legs)
         if book:
             transaction_transition(book_transfer_receive(quote, txn), Status.COMPLETED, locked=True)
+        elif quote.destination_uma_address:
+            changes["settlement_hash"] = _uma_settlement_hash(txn)
         network = _on_chain_network(quote)
         if network:
             on_chain = {
@@ -539,6 +563,11 @@ def _complete(quote: Quote | None, txn: Transaction) -> None:
             }
             changes["destination"] = {**txn.destination, "onChainTransaction": on_chain}
     transaction_transition(txn, Status.COMPLETED, quote=quote, locked=True, **changes)
+
+
+def _uma_settlement_hash(txn: Transaction) -> str:
+    """The hash of a UMA payment's settlement between the two VASPs (over UMA_RAIL, Lightning)."""
+    return rail_adapter().on_chain_hash(transaction_id=txn.pk, network=UMA_RAIL)
 
 
 def _nets_to_nothing(legs: Iterable[Leg]) -> bool:
@@ -555,33 +584,63 @@ def _on_chain_network(quote: Quote) -> str:
     return quote.rail
 
 
-def _refund(quote: Quote | None, txn: Transaction, *, reason: str, fails: bool) -> dict[str, Any] | None:
-    """Give back what was debited or funded; the wire Refund, or None when nothing was taken."""
-    taken = next(
-        (
-            k
-            for k in (
-                ledger_journal_key(txn, JournalKind.DEBIT),
-                ledger_journal_key(txn, JournalKind.FUNDING),
-            )
-            if LedgerJournal.objects.filter(key=k).exists()
-        ),
-        None,
+def _taken_journal(txn: Transaction) -> str | None:
+    """The key of the journal that took the transaction's money from its source (the debit of an
+    internal account, or the payer's funding), if one was posted."""
+    keys = (ledger_journal_key(txn, JournalKind.DEBIT), ledger_journal_key(txn, JournalKind.FUNDING))
+    return next((k for k in keys if LedgerJournal.objects.filter(key=k).exists()), None)
+
+
+def _held_for_sender(txn: Transaction) -> bool:
+    """An approved incoming UMA payment: the sender's money reached the rail but not the receiver's
+    account (the ledger has nothing of it), so a failure sends it back to the sender."""
+    return (
+        txn.type == Type.INCOMING
+        and txn.source.get("sourceType") == "UMA_ADDRESS"
+        and txn.status == Status.PROCESSING
     )
-    if taken is None:
+
+
+def _refund_start(txn: Transaction, *, reason: str, fails: bool, after: dt.timedelta | None) -> dict | None:
+    """The wire Refund of what the transaction's source gave, or None when nothing was taken. It
+    settles now (`after` None), or stays PENDING and a REFUND step settles it `after` from now."""
+    if _taken_journal(txn) is None and not _held_for_sender(txn):
         return None
-    now = clock.now()
     refund = {
         "reference": f"RF-{txn.reference}",
-        "initiatedAt": utc_timestamp(now),
-        "status": "FAILED" if fails else "COMPLETED",
+        "initiatedAt": utc_timestamp(clock.now()),
+        "status": "PENDING",
         "reason": reason,
     }
-    if not fails:
+    if after is None:
+        _refund_finish(txn, refund, fails=fails)
+    else:
+        steps_set(txn, [_step(clock.now() + after, REFUND, refundFails=fails)])
+    return refund
+
+
+def _refund_finish(txn: Transaction, refund: dict[str, Any], *, fails: bool) -> None:
+    """Settle a refund: give the money back (the reversal of the journal that took it; nothing to
+    post for money the rail held for an incoming payment's sender), or record that the refund
+    failed, leaving the money in SETTLEMENT for an operator."""
+    if fails:
+        refund["status"] = "FAILED"
+        return
+    taken = _taken_journal(txn)
+    if taken is not None:
         refund_key = ledger_journal_key(txn, JournalKind.REFUND)
         ledger_reverse(journal_key=taken, key=refund_key, kind=JournalKind.REFUND, txn=txn)
-        refund["settledAt"] = utc_timestamp(now)
-    return refund
+    refund.update(status="COMPLETED", settledAt=utc_timestamp(clock.now()))
+
+
+def _refund_settle(txn: Transaction, *, fails: bool) -> None:
+    """The REFUND step of a locked transaction whose refund is PENDING: settle it and report it."""
+    refund = dict(txn.refund)
+    _refund_finish(txn, refund, fails=fails)
+    txn.refund = refund
+    txn.touch()
+    txn.save(update_fields=["refund", "updated_at"])
+    transaction_emit(txn, _REFUND_WEBHOOKS[(txn.type, refund["status"])])
 
 
 def transaction_fail(
@@ -592,11 +651,19 @@ def transaction_fail(
     detail: str = "",
     refund_reason: str = "TRANSACTION_FAILED",
     refund_fails: bool = False,
+    refund_after: dt.timedelta | None = None,
 ) -> Transaction:
     """Fail a locked transaction, refunding whatever its source gave (`refund_fails`: the refund
-    fails too and the money stays in SETTLEMENT for an operator)."""
-    refund = _refund(quote, txn, reason=refund_reason, fails=refund_fails)
-    changes: dict[str, Any] = {"failure_reason": failure_reason, "failure_detail": detail[:255], "steps": []}
+    fails too and the money stays in SETTLEMENT for an operator; `refund_after`: the refund is
+    PENDING that long first, the money still in SETTLEMENT)."""
+    steps_set(txn, [])
+    refund = _refund_start(txn, reason=refund_reason, fails=refund_fails, after=refund_after)
+    changes: dict[str, Any] = {
+        "failure_reason": failure_reason,
+        "failure_detail": detail[:255],
+        "steps": txn.steps,
+        "next_step_at": txn.next_step_at,
+    }
     if refund is not None:
         changes["refund"] = refund
     txn = transaction_transition(txn, Status.FAILED, quote=quote, locked=True, **changes)

@@ -61,7 +61,7 @@ _DATA_SCHEMA_BY_OBJECT = {
     "INCOMING_PAYMENT": "IncomingPaymentWebhookData",  # IncomingTransaction + requestedReceiverCustomerInfoFields
     "CUSTOMER": "CustomerOneOf",
     # READY_FOR_VERIFICATION is in the reference's WebhookType enum but not in VerificationWebhook's;
-    # it is kept here with the same data so it can be emitted if the verification flow needs it.
+    # it is sent with the same data (payments/kyc_requirements.py), and our document lists it there.
     "VERIFICATION": "Verification",
     "EXTERNAL_ACCOUNT": "ExternalAccount",
     "INTERNAL_ACCOUNT": "InternalAccount",

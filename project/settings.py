@@ -213,6 +213,8 @@ SPECTACULAR_SETTINGS = {
         "IndividualCustomerTypeEnum": ["INDIVIDUAL"],
         "BusinessCustomerTypeEnum": ["BUSINESS"],
         "CustomerStatusEnum": "payments.models.Customer.Status",
+        "TransactionPendingReason": "payments.wire.transactions.PENDING_REASONS",
+        "CustomerInfoFieldName": "payments.counterparty.FIELD_NAMES",
         "DocumentTypeEnum": "payments.models.Document.Type",
         "IndividualSourceOfFundsCategoryEnum": "payments.wire.customers.INDIVIDUAL_SOURCE_OF_FUNDS",
         "BusinessSourceOfFundsCategoryEnum": "payments.wire.customers.BUSINESS_SOURCE_OF_FUNDS",
@@ -221,6 +223,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "payments.api.openapi.document_errors_and_ids",
+        "payments.api.openapi_webhooks.document_webhooks",
     ],
 }
 

@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments.api.parsing import ApiSerializer, parse_body
+from payments.counterparty import FIELD_NAMES
 from payments.platforms import config_update
 from payments.pricing import MAX_AMOUNT
 from payments.service_keys import WEBHOOK_SIGNING, service_public_key_hex
@@ -27,7 +28,7 @@ class FeeConfigRequestSerializer(ApiSerializer):
 
 
 class CounterpartyFieldDefinitionSerializer(ApiSerializer):
-    name = serializers.CharField(max_length=64)
+    name = serializers.ChoiceField(choices=FIELD_NAMES)
     mandatory = serializers.BooleanField()
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db import transaction
 from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -17,44 +18,37 @@ from rest_framework.response import Response
 
 from payments.api.parsing import request_json
 from payments.canonical import body_sha256
-from payments.errors import FieldError, InvalidInput, ServiceError
+from payments.errors import ServiceError
 from payments.idempotency import (
+    HEADER,
     Answer,
     KeyedRequest,
     answer_kept,
     idempotency_claim,
+    idempotency_key_parse,
     idempotency_record,
     idempotency_release,
 )
 
-MAX_KEY_LENGTH = 255
 REPLAYED_HEADER = "Idempotent-Replayed"
 
 IDEMPOTENCY_KEY = OpenApiParameter(
-    "Idempotency-Key",
-    str,
+    HEADER,
+    OpenApiTypes.UUID,
     OpenApiParameter.HEADER,
     required=False,
-    description="A unique key for the request (at most 255 characters, kept 24 hours, one namespace per "
-    "platform): a repeat with the same key returns the first answer, byte for byte and with its status "
-    "(header `Idempotent-Replayed: true`); the same key with another request is a 422 "
+    description="A unique key for the request: a UUID (any case; anything else is a 400), kept 24 hours, "
+    "one namespace per platform. A repeat with the same key returns the first answer, byte for byte and "
+    "with its status (header `Idempotent-Replayed: true`); the same key with another request is a 422 "
     "IDEMPOTENCY_KEY_REUSED. Validation errors, 401, 409, 423, 424, 429 and 5xx answers are not kept.",
 )
 
 
 def idempotency_key(request: Request) -> str:
-    """The request's Idempotency-Key header, or "". Too long is refused rather than cut, so two different
-    keys can never collide on a shared prefix."""
-    key = request.headers.get("Idempotency-Key") or ""
-    if len(key) > MAX_KEY_LENGTH:
-        raise InvalidInput(
-            errors=[
-                FieldError(
-                    "Idempotency-Key", f"At most {MAX_KEY_LENGTH} characters", {"maxLength": MAX_KEY_LENGTH}
-                )
-            ]
-        )
-    return key
+    """The request's Idempotency-Key (a UUID, lower-cased), or "" without the header; 400 for a value
+    that is not a UUID (`payments.idempotency.idempotency_key_parse`)."""
+    value = request.headers.get(HEADER) or ""
+    return idempotency_key_parse(value) if value else ""
 
 
 def idempotent(view_method: Callable[..., Response]) -> Callable[..., HttpResponse | Response]:

@@ -170,6 +170,8 @@ def render_quote(quote: Quote) -> dict[str, Any]:
     if quote.payment_instructions and not withheld:
         data["paymentInstructions"] = quote.payment_instructions
     data["transactionId"] = quote.transaction.public_id
+    if quote.transaction.counterparty_information:
+        data["counterpartyInformation"] = quote.transaction.counterparty_information
     data["rateDetails"] = quote.rate_details
     challenge = sca_challenge_view(quote)  # a query only while PENDING_AUTHORIZATION
     if challenge is not None:
@@ -195,7 +197,11 @@ class QuoteSerializer(serializers.Serializer):
     platformFeesIncluded = serializers.IntegerField(min_value=0)
     paymentInstructions = PaymentInstructionsSerializer(many=True, required=False)
     transactionId = serializers.CharField()
-    counterpartyInformation = serializers.DictField(required=False)
+    counterpartyInformation = serializers.DictField(
+        required=False,
+        help_text="For a UMA address: what the receiver's side tells about the receiver, the fields "
+        "the platform asks for in `supportedCurrencies[].requiredCounterpartyFields` of the sending currency",
+    )
     rateDetails = RateDetailsSerializer(required=False)
     scaChallenge = ScaChallengeSerializer(
         required=False, help_text="Only while PENDING_AUTHORIZATION (customers in an SCA region)"

@@ -201,13 +201,7 @@ class TransactionApproveApi(APIView):
 
     @_operation("approvePendingPayment", request=ApproveSerializer, responses=IncomingTransactionSerializer)
     def post(self, request: Request, transactionId: str) -> Response:
-        return _act(
-            request,
-            transactionId,
-            ApproveSerializer,
-            incoming_approve,
-            receiver_info=("receiverCustomerInfo", None),
-        )
+        return _act(request, transactionId, ApproveSerializer, incoming_approve)
 
 
 class TransactionRejectApi(APIView):

@@ -385,6 +385,26 @@ class Quote:
 
 
 @record
+class Refund:
+    """The return of a failed transaction's money: PENDING while the rail works on it, then COMPLETED
+    (with `settled_at`) or FAILED."""
+
+    reference: str
+    initiated_at: dt.datetime
+    status: str  # PENDING, COMPLETED, FAILED
+    reason: str | None = None  # TRANSACTION_FAILED, USER_CANCELLATION, TIMEOUT
+    settled_at: dt.datetime | None = None
+    raw: dict[str, Any] = _raw()
+
+
+@record
+class ReconciliationInstructions:
+    reference: str | None = None  # quoted with the payment; `transactions.list(reference=...)` finds it
+    transaction_hash: str | None = None  # a settled UMA payment's inter-VASP settlement (deprecated field)
+    raw: dict[str, Any] = _raw()
+
+
+@record
 class Transaction:
     id: str
     status: str
@@ -401,7 +421,10 @@ class Transaction:
     fees: int | None = None
     platform_fees: int | None = None
     failure_reason: str | None = None
-    pending_reason: str | None = None
+    pending_reason: str | None = None  # COMPLIANCE_REVIEW, … while something outside delays settlement
+    refund: Refund | None = None
+    reconciliation_instructions: ReconciliationInstructions | None = None
+    counterparty_information: dict[str, Any] | None = None
     description: str | None = None
     payment_instructions: list[dict[str, Any]] | None = None
     created_at: dt.datetime | None = None

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from payments import kyc_rules
+from payments.kyc_requirements import verification_problems
 from payments.models import BeneficialOwner, Customer, Document
-from payments.verifications import verification_problems
 
 DETAILS, DOCUMENTS, OWNERS, REVIEW = "details", "documents", "owners", "review"
 

@@ -42,6 +42,7 @@ from payments.hosted.forms import (
     WireForm,
 )
 from payments.hosted.steps import DETAILS, DOCUMENTS, OWNERS, REVIEW
+from payments.kyc_requirements import IDENTITY_DOCUMENT_TYPES, LEGAL_PRESENCE_DOCUMENT_TYPES
 from payments.models import Customer, Document, OnboardingLink, Verification
 from payments.onboarding import (
     OnboardingLinkError,
@@ -51,7 +52,6 @@ from payments.onboarding import (
     onboarding_link_open,
     redirect_uri_error,
 )
-from payments.verifications import IDENTITY_DOCUMENT_TYPES, LEGAL_PRESENCE_DOCUMENT_TYPES
 from payments.wire.beneficial_owners import BeneficialOwnerCreateSerializer
 from payments.wire.customers import UPDATE_SERIALIZERS, parse_customer_body, render_customer
 from payments.wire.documents import DocumentReplaceSerializer

@@ -66,6 +66,9 @@ class Transaction(PlatformScoped):
     payment_rail = models.CharField(max_length=32, blank=True)  # a PaymentRail value, blank otherwise
     rail_selection_mode = models.CharField(max_length=8, blank=True)
     reference = models.CharField(max_length=64)  # indexed below (exact matches only)
+    # The hash of a UMA payment's inter-VASP settlement transfer, once it settled (the wire's
+    # reconciliationInstructions.transactionHash; wallet payouts use destination.onChainTransaction).
+    settlement_hash = models.CharField(max_length=128, blank=True)
 
     failure_reason = models.CharField(max_length=40, blank=True)
     failure_detail = models.CharField(max_length=255, blank=True)  # for operators, not on the wire

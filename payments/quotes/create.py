@@ -1,12 +1,15 @@
-"""Creating a quote: resolve, price, store the quote with its PENDING transaction, and hold it
-for SCA or execute it at once when asked."""
+"""Creating a quote: resolve, price, store the quote with its PENDING transaction (an outgoing one
+reports OUTGOING_PAYMENT.PENDING), and hold it for SCA or execute it at once when asked."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.db import transaction
 
 from payments import clock, ids, pricing, rates
 from payments.account_info.enums import PAYMENT_RAILS
+from payments.counterparty import counterparty_information
 from payments.limits import limits_check_size
 from payments.models import Platform, Quote, ReceiverLookup, Transaction
 from payments.ownership import ownership_usable_check
@@ -24,7 +27,8 @@ from payments.quotes.wire_pieces import (
 )
 from payments.sca.payment_challenges import sca_quote_hold
 from payments.sca.region import sca_required
-from payments.transactions import expiry_step, steps_set, transaction_reference
+from payments.transactions import expiry_step, steps_set, transaction_emit, transaction_reference
+from payments.webhook_types import WebhookType
 
 
 def quote_create(*, platform: Platform, request: QuoteRequest) -> Quote:
@@ -45,8 +49,9 @@ def quote_create(*, platform: Platform, request: QuoteRequest) -> Quote:
         (ends.destination.external, "destination.accountId"),
     ):
         ownership_usable_check(account, amount=price.total_sending_amount, currency=ends.sending, field=field)
+    counterparty = _counterparty(platform, ends)
     with transaction.atomic():
-        quote = _store(platform, request, ends, price, lookup)
+        quote = _store(platform, request, ends, price, lookup, counterparty)
         realtime = ends.source.kind == SourceKind.REALTIME
         if (request.immediately_execute or realtime) and sca_required(quote):
             sca_quote_hold(quote, quote.transaction, factor=request.sca_factor)
@@ -55,12 +60,26 @@ def quote_create(*, platform: Platform, request: QuoteRequest) -> Quote:
     return quote
 
 
+def _counterparty(platform: Platform, ends: Ends) -> dict[str, Any] | None:
+    """What the receiver's side tells about the receiver, as the platform asks (UMA addresses only)."""
+    if ends.destination.kind != DestinationKind.UMA:
+        return None
+    payee = ends.destination.internal  # the account of our own customer's UMA address
+    return counterparty_information(
+        platform=platform,
+        currency=ends.sending,
+        uma_address=ends.uma_address,
+        customer=payee.customer if payee is not None else None,
+    )
+
+
 def _store(
     platform: Platform,
     request: QuoteRequest,
     ends: Ends,
     price: pricing.Price,
     lookup: ReceiverLookup | None,
+    counterparty: dict[str, Any] | None,
 ) -> Quote:
     now = clock.now()
     lifetime = rates.quote_lifetime(ends.rail)
@@ -121,7 +140,10 @@ def _store(
         rail_selection_mode=ends.rail_mode,
         reference=reference,
         **request.texts(),
+        counterparty_information=counterparty,
     )
     steps_set(txn, [expiry_step(expires_at)])
     txn.save(force_insert=True)
+    if txn.is_outgoing:  # a pull is incoming, and INCOMING_PAYMENT.PENDING asks for a decision
+        transaction_emit(txn, WebhookType.OUTGOING_PAYMENT_PENDING)
     return quote

@@ -13,18 +13,12 @@ from payments.book_transfers import uma_own_account
 from payments.customers import consent_is_recorded, customer_get
 from payments.errors import BadRequest, FieldError, Forbidden, Gone, InvalidInput, ResourceNotFound
 from payments.models import Customer, ExternalAccount, ExternalAccountStatus, InternalAccount, Platform
-from payments.payment_instructions import FUNDING_ACCOUNT_TYPE
+from payments.payment_instructions import BTC_NETWORKS, FUNDING_ACCOUNT_TYPE, STABLECOIN_NETWORKS
 from payments.query_plans import plan_first
 from payments.quotes.request import DestinationKind, Ends, QuoteRequest, SourceKind
-from payments.rails import rail_adapter, uma_parse
+from payments.rails import UMA_RAIL, rail_adapter, uma_parse
 
 PULL_RAILS = ("ACH", "SEPA")  # rails an external account can be debited on
-STABLECOIN_NETWORKS = {
-    "USDC": ("SOLANA", "ETHEREUM", "BASE", "POLYGON"),
-    "USDT": ("TRON", "ETHEREUM", "PLASMA", "SOLANA"),
-}
-BTC_NETWORKS = ("LIGHTNING", "SPARK", "BITCOIN")
-UMA_RAIL = "LIGHTNING"  # UMA payments settle over Lightning
 # A wallet pending ownership verification is usable up to a threshold (`payments.ownership`, checked
 # once the quote is priced); an UNVERIFIED one (its last verification failed) is not.
 _USABLE_EXTERNAL = frozenset(

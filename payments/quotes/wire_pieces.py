@@ -16,12 +16,12 @@ from payments.models import Platform, ReceiverLookup
 from payments.payment_instructions import (
     FUNDING_ACCOUNT_TYPE,
     NETWORK_WALLET_TYPES,
+    STABLECOIN_NETWORKS,
     account_or_wallet_info,
     embedded_wallet_payload,
     payment_instruction,
 )
 from payments.quotes.request import DestinationKind, Ends, QuoteRequest, SourceKind
-from payments.quotes.resolve import STABLECOIN_NETWORKS
 from payments.wire.time import utc_timestamp
 
 

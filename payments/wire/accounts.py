@@ -10,8 +10,9 @@ from rest_framework import serializers
 from payments import currencies, ids
 from payments.account_info.account_types import EXTERNAL_ACCOUNT_TYPES
 from payments.models import ExternalAccount, InternalAccount, OwnershipChallenge
+from payments.payment_instructions import funding_instructions
 from payments.wire.ids import PublicIdField
-from payments.wire.money import CurrencyAmountSerializer
+from payments.wire.money import CurrencyAmountSerializer, PaymentInstructionsSerializer
 from payments.wire.time import UtcDateTimeField, utc_timestamp
 
 # --- internal accounts ------------------------------------------------------------------------------
@@ -24,7 +25,11 @@ class InternalAccountSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=InternalAccount.Status.choices)
     balance = CurrencyAmountSerializer(source="*")
     totalBalance = CurrencyAmountSerializer(source="*")
-    fundingPaymentInstructions = serializers.ListField(child=serializers.DictField())
+    fundingPaymentInstructions = PaymentInstructionsSerializer(
+        many=True,
+        help_text="Where to send money to fund the account from outside, while it is ACTIVE: a deposit "
+        "account (fiat) or a deposit address per network (crypto); [] for an Embedded Wallet",
+    )
     privateEnabled = serializers.BooleanField(source="private_enabled", required=False)
     createdAt = UtcDateTimeField(source="created_at")
     updatedAt = UtcDateTimeField(source="updated_at")
@@ -50,14 +55,23 @@ def render_internal_account(account: InternalAccount, *, balance: int) -> dict[s
         balance=amount,
         # Holds and pending funds arrive with the ledger; until then both balances are the same.
         totalBalance=dict(amount),
-        # Funding instructions are issued with the payment rails (money-movement issue).
-        fundingPaymentInstructions=[],
+        fundingPaymentInstructions=internal_account_funding_instructions(account),
     )
     if account.is_embedded_wallet:
         data["privateEnabled"] = account.private_enabled
     data["createdAt"] = utc_timestamp(account.created_at)
     data["updatedAt"] = utc_timestamp(account.updated_at)
     return data
+
+
+def internal_account_funding_instructions(account: InternalAccount) -> list[dict[str, Any]]:
+    """The account's `fundingPaymentInstructions`: its own deposit coordinates while it is ACTIVE
+    (a frozen or closed account takes no deposits), none for an Embedded Wallet (self-custodial)."""
+    if account.status != InternalAccount.Status.ACTIVE or account.is_embedded_wallet:
+        return []
+    return funding_instructions(
+        account.currency, seed=account.pk.bytes, is_platform_account=account.customer_id is None
+    )
 
 
 # --- external accounts ------------------------------------------------------------------------------

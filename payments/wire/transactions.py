@@ -20,6 +20,13 @@ from payments.wire.money import (
 from payments.wire.time import utc_timestamp
 
 OUTGOING_STATUSES = ["PENDING", "PENDING_AUTHORIZATION", "EXPIRED", "PROCESSING", "COMPLETED", "FAILED"]
+# The reference's TransactionPendingReason: why a transaction waits (`pendingReason`, while it does).
+PENDING_REASONS = [
+    "COUNTERPARTY_DECLARATION_REQUIRED",
+    "WALLET_VERIFICATION_REQUIRED",
+    "COUNTERPARTY_INFORMATION_REQUIRED",
+    "COMPLIANCE_REVIEW",
+]
 
 
 def _settlement(txn: Transaction) -> tuple[str | None, int | None]:
@@ -65,6 +72,8 @@ def render_transaction(txn: Transaction) -> dict[str, Any]:
     data["fees"] = txn.fees
     if txn.status != Transaction.Status.CREATED:
         data["reconciliationInstructions"] = {"reference": txn.reference}
+        if txn.settlement_hash:
+            data["reconciliationInstructions"]["transactionHash"] = txn.settlement_hash
     if txn.failure_reason:
         data["failureReason"] = txn.failure_reason
     if txn.is_outgoing:
@@ -81,12 +90,31 @@ def render_transaction(txn: Transaction) -> dict[str, Any]:
     return data
 
 
+class ReconciliationInstructionsSerializer(serializers.Serializer):
+    reference = serializers.CharField(
+        help_text="The code quoted with the payment to match it with this transaction (`?reference=` "
+        "finds it)"
+    )
+    transactionHash = serializers.CharField(
+        required=False,
+        help_text="Deprecated for wallet transfers (see `onChainTransaction` on the source or "
+        "destination); still the hash of a UMA payment's inter-VASP settlement transfer, once settled",
+    )
+
+    class Meta:
+        ref_name = "ReconciliationInstructions"
+
+
 class _TransactionBase(serializers.Serializer):
     """For the OpenAPI document only; responses are built by `render_transaction`."""
 
     id = serializers.CharField()
     status = serializers.ChoiceField(choices=Transaction.Status.choices)
-    pendingReason = serializers.CharField(required=False)
+    pendingReason = serializers.ChoiceField(
+        choices=PENDING_REASONS,
+        required=False,
+        help_text="Present while compliance review or a required customer action delays settlement",
+    )
     direction = serializers.ChoiceField(choices=Transaction.Direction.choices)
     source = serializers.DictField(help_text="TransactionSourceOneOf (discriminator `sourceType`)")
     destination = serializers.DictField(
@@ -109,7 +137,9 @@ class _TransactionBase(serializers.Serializer):
     )
     counterpartyInformation = serializers.DictField(required=False)
     fees = serializers.IntegerField(min_value=0)
-    reconciliationInstructions = serializers.DictField(required=False)
+    reconciliationInstructions = ReconciliationInstructionsSerializer(
+        required=False, help_text="Every transaction but a CREATED one has it"
+    )
     failureReason = serializers.CharField(required=False)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 import jsonschema
@@ -48,6 +49,11 @@ def _account_types(schema: Any, schemas: dict) -> set[str]:
             for item in schema.get(key, []):
                 found |= _account_types(item, schemas)
     return found
+
+
+def key(name: str) -> str:
+    """An Idempotency-Key (a UUID) standing for `name`: the same name, the same key."""
+    return str(uuid.uuid5(uuid.NAMESPACE_OID, name))
 
 
 def on_the_wire(data: Any) -> Any:

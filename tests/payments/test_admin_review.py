@@ -1,12 +1,22 @@
+import json
+
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.urls import reverse
 
 from payments.customers import customer_status_transition
-from payments.models import Customer, CustomerStatusChange, Document, InternalAccount, Verification
+from payments.models import (
+    Customer,
+    CustomerStatusChange,
+    Document,
+    InternalAccount,
+    Verification,
+    WebhookEvent,
+)
 from payments.state_machines import IllegalTransition as IllegalStatusTransition
 from tests import factories
 from tests.payments.kyc_support import PNG, business, create, individual, owner, upload
+from tests.payments.money_support import reference_validator
 
 pytestmark = pytest.mark.django_db
 
@@ -82,6 +92,59 @@ def test_approve_goes_through_the_state_machine_and_is_audited(reviewer, pending
     # Approval side effects: accounts, and the verification under review carries the decision.
     assert pending.internal_accounts.filter(type=InternalAccount.Type.EMBEDDED_WALLET).exists()
     assert pending.verifications.order_by("-pk").first().status == Verification.Status.APPROVED
+
+
+def _start(client, customer):
+    return client.post(reverse("admin:payments_customer_review_start", args=[customer.pk]))
+
+
+def _verification_events(customer):
+    return [
+        json.loads(e.body)
+        for e in WebhookEvent.objects.filter(type__startswith="VERIFICATION.").order_by("pk")
+        if json.loads(e.body)["data"]["customerId"] == customer.public_id
+    ]
+
+
+def test_a_reviewer_starts_the_review_then_decides(reviewer, api, pending):
+    page = reviewer.get(_change_url(pending))
+    assert b"Start review" in page.content
+    response = _start(reviewer, pending)
+    assert response.status_code == 302
+    assert [str(m) for m in response.wsgi_request._messages] == [f"Review of {pending} started."]
+    latest = pending.verifications.order_by("-pk").first()
+    shown = api.get(f"/verifications/{latest.public_id}").json()
+    assert shown["verificationStatus"] == "IN_PROGRESS" and shown["errors"] == []
+    started = _verification_events(pending)[-1]
+    assert started["type"] == "VERIFICATION.IN_PROGRESS" and started["data"] == shown
+    reference_validator("VerificationWebhook").validate(started)
+    assert b"Start review" not in reviewer.get(_change_url(pending)).content
+    pending.refresh_from_db()
+    assert pending.status == "PENDING"  # the customer waits for the decision still
+
+    _review(reviewer, pending, "approve")
+    assert api.get(f"/verifications/{latest.public_id}").json()["verificationStatus"] == "APPROVED"
+    assert [e["type"] for e in _verification_events(pending)] == [
+        "VERIFICATION.PENDING_MANUAL_REVIEW",
+        "VERIFICATION.IN_PROGRESS",
+        "VERIFICATION.APPROVED",
+    ]
+
+
+def test_a_review_starts_once_and_only_for_a_submission_waiting_for_it(reviewer, api, pending):
+    _start(reviewer, pending)
+    again = _start(reviewer, pending)
+    assert any("waits for a manual review" in str(m) for m in again.wsgi_request._messages)
+    assert [e["type"] for e in _verification_events(pending)].count("VERIFICATION.IN_PROGRESS") == 1
+    fresh = Customer.objects.get(pk=create(api, individual("Kim 003"))["id"].split(":")[1])
+    refused = _start(reviewer, fresh)
+    assert any("waits for a manual review" in str(m) for m in refused.wsgi_request._messages)
+
+
+def test_staff_without_the_permission_cannot_start_a_review(viewer, pending):
+    assert b"Start review" not in viewer.get(_change_url(pending)).content
+    assert _start(viewer, pending).status_code == 403
+    assert pending.verifications.order_by("-pk").first().status == "PENDING_MANUAL_REVIEW"
 
 
 def test_reject_then_approve_is_refused(reviewer, pending):

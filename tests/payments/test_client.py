@@ -30,13 +30,18 @@ from payments.client import (
     NotFound,
     Quote,
     RateLimited,
+    ReconciliationInstructions,
+    Refund,
     ServiceClient,
     SignerRequired,
     StillProcessing,
+    Transaction,
     Unauthorized,
     wallet_crypto,
 )
+from payments.client.models import from_wire
 from payments.platforms import platform_create
+from tests.payments.money_support import consenting_customer, funded_account, quote_body, usd_external
 from tests.payments.wallet_signing import wallet
 
 ADDRESS = {"line1": "1 Main Street", "city": "San Francisco", "postalCode": "94105", "country": "US"}
@@ -583,3 +588,40 @@ def test_ownership_verification_of_a_self_custody_wallet(client):
     assert verified.status == "ACTIVE"
     with pytest.raises(Conflict):
         client.external_accounts.ownership_challenge(account.id, "LIVENESS")
+
+
+# --- transactions as the service renders them --------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_transaction_parses_its_refund_reconciliation_and_counterparty(api):
+    customer, _ = consenting_customer(api.platform)
+    source = funded_account(customer, 100_000)
+    payee = usd_external(api.platform, customer, account_number="1234567010")  # refund pending 5 minutes
+    quote = api.post("/quotes", quote_body(source.public_id, payee.public_id, 1_000)).json()
+    api.post(f"/quotes/{quote['id']}/execute")
+    txn = from_wire(Transaction, api.get(f"/transactions/{quote['transactionId']}").json())
+    assert isinstance(txn.refund, Refund) and txn.refund.status == "PENDING" and txn.refund.settled_at is None
+    assert txn.refund.reference.startswith("RF-") and txn.refund.initiated_at.tzinfo is not None
+    assert isinstance(txn.reconciliation_instructions, ReconciliationInstructions)
+    assert txn.refund.reference == "RF-" + txn.reconciliation_instructions.reference
+    clock.advance(dt.timedelta(minutes=6))
+    settled = from_wire(Transaction, api.get(f"/transactions/{quote['transactionId']}").json())
+    assert settled.refund.status == "COMPLETED" and settled.refund.settled_at > settled.refund.initiated_at
+
+    entries = api.get("/config").json()["supportedCurrencies"]
+    entries = [
+        {**e, "requiredCounterpartyFields": [{"name": "FULL_NAME", "mandatory": True}]}
+        if e["currencyCode"] == "USD"
+        else e
+        for e in entries
+    ]
+    api.patch("/config", {"supportedCurrencies": entries})
+    body = quote_body(source.public_id, "", 1_000)
+    body["destination"] = {"destinationType": "UMA_ADDRESS", "umaAddress": "$success.usd@sandbox.uma.example"}
+    uma = api.post("/quotes", body).json()
+    api.post(f"/quotes/{uma['id']}/execute")
+    paid = from_wire(Transaction, api.get(f"/transactions/{uma['transactionId']}").json())
+    assert paid.counterparty_information == {"FULL_NAME": "Sam Sandbox"}
+    assert paid.reconciliation_instructions.transaction_hash
+    assert from_wire(Quote, uma).counterparty_information == {"FULL_NAME": "Sam Sandbox"}

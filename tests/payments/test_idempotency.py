@@ -8,6 +8,7 @@ import json
 import uuid
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_state_machine_as_test
@@ -18,7 +19,7 @@ from payments.models import IdempotencyKey, LedgerJournal, OnboardingLink, Quote
 from payments.tasks import idempotency_keys_sweep_task
 from tests import factories
 from tests.conftest import API
-from tests.payments.money_support import consenting_customer, funded_account, quote_body, usd_external
+from tests.payments.money_support import consenting_customer, funded_account, key, quote_body, usd_external
 from tests.payments.sca_support import EU_ADDRESS, PHONE, SANDBOX_SCA_CODE, sca_login
 
 pytestmark = pytest.mark.django_db
@@ -52,11 +53,11 @@ def _error(response, status: int, code: str) -> dict:
 
 def test_a_replay_is_the_first_answer_byte_for_byte_not_the_current_state(api, sender):
     quote = _quote(api, sender)
-    first = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="pay-1")
+    first = _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("pay-1"))
     assert first.status_code == 200 and first.json()["status"] == "PROCESSING"
     assert "Idempotent-Replayed" not in first.headers
     assert api.get(f"/quotes/{quote['id']}").json()["status"] == "COMPLETED"  # the sandbox settles at once
-    replay = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="pay-1")
+    replay = _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("pay-1"))
     assert (replay.status_code, replay.content) == (200, first.content)  # still the PROCESSING answer
     assert replay["Idempotent-Replayed"] == "true"
     assert LedgerJournal.objects.filter(kind="DEBIT").count() == 1
@@ -65,10 +66,10 @@ def test_a_replay_is_the_first_answer_byte_for_byte_not_the_current_state(api, s
 def test_key_order_and_whitespace_of_the_body_do_not_make_another_request(api, sender):
     _customer, source, payee = sender
     body = quote_body(source.public_id, payee.public_id, 10_000)
-    first = api.post("/quotes", body, HTTP_IDEMPOTENCY_KEY="q-1")
+    first = api.post("/quotes", body, HTTP_IDEMPOTENCY_KEY=key("q-1"))
     text = json.dumps(dict(reversed(list(body.items()))), indent=2)
     again = api.client.post(
-        API + "/quotes", text, content_type="application/json", HTTP_IDEMPOTENCY_KEY="q-1"
+        API + "/quotes", text, content_type="application/json", HTTP_IDEMPOTENCY_KEY=key("q-1")
     )
     assert (again.status_code, again.content) == (201, first.content)
     assert Quote.objects.count() == 1
@@ -77,15 +78,15 @@ def test_key_order_and_whitespace_of_the_body_do_not_make_another_request(api, s
 def test_the_same_key_with_another_body_or_operation_is_refused(api, sender):
     _customer, source, payee = sender
     first = api.post(
-        "/quotes", quote_body(source.public_id, payee.public_id, 10_000), HTTP_IDEMPOTENCY_KEY="k"
+        "/quotes", quote_body(source.public_id, payee.public_id, 10_000), HTTP_IDEMPOTENCY_KEY=key("k")
     )
     assert first.status_code == 201
     other = api.post(
-        "/quotes", quote_body(source.public_id, payee.public_id, 10_001), HTTP_IDEMPOTENCY_KEY="k"
+        "/quotes", quote_body(source.public_id, payee.public_id, 10_001), HTTP_IDEMPOTENCY_KEY=key("k")
     )
     body = _error(other, 422, "IDEMPOTENCY_KEY_REUSED")
     assert "already used" in body["message"] and body["details"]["firstRequest"].endswith("/quotes")
-    elsewhere = _execute(api, first.json(), HTTP_IDEMPOTENCY_KEY="k")
+    elsewhere = _execute(api, first.json(), HTTP_IDEMPOTENCY_KEY=key("k"))
     assert "POST /api/2025-10-13/quotes" in _error(elsewhere, 422, "IDEMPOTENCY_KEY_REUSED")["message"]
     assert Quote.objects.count() == 1
     assert api.get(f"/quotes/{first.json()['id']}").json()["status"] == "PENDING"  # nothing ran
@@ -93,11 +94,11 @@ def test_the_same_key_with_another_body_or_operation_is_refused(api, sender):
 
 def test_keys_are_the_platforms(api, other_api, sender):
     quote = _quote(api, sender)
-    assert _execute(api, quote, HTTP_IDEMPOTENCY_KEY="shared").status_code == 200
+    assert _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("shared")).status_code == 200
     theirs = consenting_customer(other_api.platform)[0]
     source = funded_account(theirs, 50_000)
     body = quote_body(source.public_id, usd_external(other_api.platform, theirs).public_id, 1_000)
-    assert other_api.post("/quotes", body, HTTP_IDEMPOTENCY_KEY="shared").status_code == 201
+    assert other_api.post("/quotes", body, HTTP_IDEMPOTENCY_KEY=key("shared")).status_code == 201
 
 
 def test_an_sca_execute_replays_its_pending_authorization_answer(api):
@@ -105,26 +106,26 @@ def test_an_sca_execute_replays_its_pending_authorization_answer(api):
     source = funded_account(customer, 1_000_000)
     assert sca_login(api, customer).status_code == 200
     quote = _quote(api, (customer, source, usd_external(api.platform, customer)))
-    first = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="eu-1")
+    first = _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("eu-1"))
     assert first.status_code == 200 and first.json()["status"] == "PENDING_AUTHORIZATION"
     authorized = api.post(f"/quotes/{quote['id']}/authorize", {"code": SANDBOX_SCA_CODE})
     assert authorized.json()["status"] in ("PROCESSING", "COMPLETED")
-    replay = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="eu-1")
+    replay = _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("eu-1"))
     assert (replay.status_code, replay.content) == (200, first.content)
-    assert _execute(api, quote, HTTP_IDEMPOTENCY_KEY="eu-2").status_code == 409
+    assert _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("eu-2")).status_code == 409
 
 
 def test_transfer_out_and_in_replay_their_first_answer(api, sender):
     _customer, source, payee = sender
     body = {"source": {"accountId": source.public_id}, "destination": {"accountId": payee.public_id}}
-    first = api.post("/transfer-out", {**body, "amount": 5_000}, HTTP_IDEMPOTENCY_KEY="out-1")
+    first = api.post("/transfer-out", {**body, "amount": 5_000}, HTTP_IDEMPOTENCY_KEY=key("out-1"))
     assert first.status_code == 201, first.content
-    again = api.post("/transfer-out", {**body, "amount": 5_000}, HTTP_IDEMPOTENCY_KEY="out-1")
+    again = api.post("/transfer-out", {**body, "amount": 5_000}, HTTP_IDEMPOTENCY_KEY=key("out-1"))
     assert (again.status_code, again.content) == (201, first.content)
     pull = {"source": {"accountId": payee.public_id}, "destination": {"accountId": source.public_id}}
-    first = api.post("/transfer-in", {**pull, "amount": 2_000}, HTTP_IDEMPOTENCY_KEY="in-1")
+    first = api.post("/transfer-in", {**pull, "amount": 2_000}, HTTP_IDEMPOTENCY_KEY=key("in-1"))
     assert first.status_code == 201, first.content
-    again = api.post("/transfer-in", {**pull, "amount": 2_000}, HTTP_IDEMPOTENCY_KEY="in-1")
+    again = api.post("/transfer-in", {**pull, "amount": 2_000}, HTTP_IDEMPOTENCY_KEY=key("in-1"))
     assert (again.status_code, again.content) == (201, first.content)
     assert Transaction.objects.filter(executed_at__isnull=False).count() == 2
 
@@ -132,13 +133,13 @@ def test_transfer_out_and_in_replay_their_first_answer(api, sender):
 def test_a_kyc_link_replay_is_the_same_link_and_the_stored_answer_is_sealed(api):
     customer = factories.CustomerFactory(platform=api.platform)
     path = f"/customers/{customer.public_id}/kyc-link"
-    first = api.post(path, {"redirectUri": "https://example.com/done"}, HTTP_IDEMPOTENCY_KEY="link-1")
+    first = api.post(path, {"redirectUri": "https://example.com/done"}, HTTP_IDEMPOTENCY_KEY=key("link-1"))
     assert first.status_code == 201, first.content
-    again = api.post(path, {"redirectUri": "https://example.com/done"}, HTTP_IDEMPOTENCY_KEY="link-1")
+    again = api.post(path, {"redirectUri": "https://example.com/done"}, HTTP_IDEMPOTENCY_KEY=key("link-1"))
     assert (again.status_code, again.content) == (201, first.content)
     assert OnboardingLink.objects.count() == 1
     token = first.json()["kycUrl"].rstrip("/").rsplit("/", 1)[-1]
-    stored = IdempotencyKey.objects.get(key="link-1")
+    stored = IdempotencyKey.objects.get(key=key("link-1"))
     assert token not in stored.response_sealed and stored.response_sealed.startswith("v1.")
 
 
@@ -148,7 +149,7 @@ def test_a_kyc_link_replay_is_the_same_link_and_the_stored_answer_is_sealed(api)
 def test_refusals_that_say_not_now_keep_no_answer(api, sender):
     quote = _quote(api, sender)
     clock.advance(dt.timedelta(minutes=31))
-    expired = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="late")
+    expired = _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("late"))
     _error(expired, 409, "CONFLICT")
     assert not IdempotencyKey.objects.filter(key="late").exists()
     assert Quote.objects.get(pk=quote["id"].split(":")[1]).status == "EXPIRED"  # the operation's own commit
@@ -156,17 +157,21 @@ def test_refusals_that_say_not_now_keep_no_answer(api, sender):
 
 def test_a_validation_error_keeps_no_answer_so_the_corrected_body_may_use_the_key(api, sender):
     _customer, source, payee = sender
-    bad = api.post("/quotes", quote_body(source.public_id, payee.public_id, -5), HTTP_IDEMPOTENCY_KEY="v")
+    bad = api.post(
+        "/quotes", quote_body(source.public_id, payee.public_id, -5), HTTP_IDEMPOTENCY_KEY=key("v")
+    )
     _error(bad, 400, "INVALID_INPUT")
-    good = api.post("/quotes", quote_body(source.public_id, payee.public_id, 5_000), HTTP_IDEMPOTENCY_KEY="v")
+    good = api.post(
+        "/quotes", quote_body(source.public_id, payee.public_id, 5_000), HTTP_IDEMPOTENCY_KEY=key("v")
+    )
     assert good.status_code == 201
 
 
 def test_an_answer_of_the_request_itself_is_kept(api):
     missing = {"id": "Quote:01a20122-f0e3-70f7-afba-63a9ce5cb6ab"}
-    first = _execute(api, missing, HTTP_IDEMPOTENCY_KEY="nf")
+    first = _execute(api, missing, HTTP_IDEMPOTENCY_KEY=key("nf"))
     _error(first, 404, "QUOTE_NOT_FOUND")
-    again = _execute(api, missing, HTTP_IDEMPOTENCY_KEY="nf")
+    again = _execute(api, missing, HTTP_IDEMPOTENCY_KEY=key("nf"))
     assert (again.status_code, again.content, again["Idempotent-Replayed"]) == (404, first.content, "true")
 
 
@@ -181,11 +186,11 @@ def test_a_failure_of_the_service_frees_the_key_and_leaves_nothing_behind(api, s
         raise ServiceError()
 
     monkeypatch.setattr(quote_views, "quote_execute", failing)
-    _error(_execute(api, quote, HTTP_IDEMPOTENCY_KEY="boom"), 500, "INTERNAL_ERROR")
+    _error(_execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("boom")), 500, "INTERNAL_ERROR")
     assert not IdempotencyKey.objects.exists()
     assert api.get(f"/quotes/{quote['id']}").json()["status"] == "PENDING"  # rolled back with the key
     monkeypatch.setattr(quote_views, "quote_execute", real)
-    assert _execute(api, quote, HTTP_IDEMPOTENCY_KEY="boom").status_code == 200
+    assert _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("boom")).status_code == 200
 
 
 def test_no_header_keeps_nothing(api, sender):
@@ -201,18 +206,18 @@ def test_keys_expire_after_the_setting_and_are_swept(api, sender, settings):
     settings.IDEMPOTENCY_KEY_HOURS = 2
     _customer, source, payee = sender
     first = api.post(
-        "/quotes", quote_body(source.public_id, payee.public_id, 1_000), HTTP_IDEMPOTENCY_KEY="e"
+        "/quotes", quote_body(source.public_id, payee.public_id, 1_000), HTTP_IDEMPOTENCY_KEY=key("e")
     )
     clock.advance(dt.timedelta(hours=1, minutes=59))
     assert idempotency_keys_sweep_task.apply().get() == 0
     other = api.post(
-        "/quotes", quote_body(source.public_id, payee.public_id, 2_000), HTTP_IDEMPOTENCY_KEY="e"
+        "/quotes", quote_body(source.public_id, payee.public_id, 2_000), HTTP_IDEMPOTENCY_KEY=key("e")
     )
     _error(other, 422, "IDEMPOTENCY_KEY_REUSED")
     clock.advance(dt.timedelta(minutes=1))
     # Expired but not swept yet: free all the same.
     fresh = api.post(
-        "/quotes", quote_body(source.public_id, payee.public_id, 2_000), HTTP_IDEMPOTENCY_KEY="e"
+        "/quotes", quote_body(source.public_id, payee.public_id, 2_000), HTTP_IDEMPOTENCY_KEY=key("e")
     )
     assert fresh.status_code == 201 and fresh.json()["id"] != first.json()["id"]
     clock.advance(dt.timedelta(hours=2))
@@ -246,7 +251,7 @@ class KeyReuse(RuleBasedStateMachine):
         redirect=st.sampled_from(["https://example.com/1", "https://example.com/2", None]),
     )
     def send(self, key, path, redirect):
-        key, path = f"{self.namespace}-{key}", self.paths[path]
+        key, path = str(uuid.uuid5(uuid.NAMESPACE_OID, f"{self.namespace}-{key}")), self.paths[path]
         body = {} if redirect is None else {"redirectUri": redirect}
         response = self.api.post(path, body, HTTP_IDEMPOTENCY_KEY=key)
         known = self.kept.get(key)
@@ -303,8 +308,70 @@ def test_a_key_costs_the_execute_one_insert_one_update_and_a_savepoint_pair(api,
 
     _statements(api, _quote(api, sender))  # first use: the payee's ledger accounts, the compiled plans
     plain = Counter(_statements(api, _quote(api, sender)))
-    keyed = Counter(_statements(api, _quote(api, sender), HTTP_IDEMPOTENCY_KEY="cost"))
+    keyed = Counter(_statements(api, _quote(api, sender), HTTP_IDEMPOTENCY_KEY=key("cost")))
     assert keyed - plain == Counter(
         {"INSERT idempotency": 1, "UPDATE idempotency": 1, "SAVEPOINT": 1, "RELEASE": 1}
     )
     assert plain - keyed == Counter()
+
+
+# --- the key's format --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "pay-1",
+        "550e8400e29b41d4a716446655440000",  # no hyphens
+        "{550e8400-e29b-41d4-a716-446655440000}",
+        "urn:uuid:550e8400-e29b-41d4-a716-446655440000",
+        "550e8400-e29b-41d4-a716-44665544000g",
+        " 550e8400-e29b-41d4-a716-446655440000",
+    ],
+)
+def test_a_key_that_is_not_a_uuid_is_refused_and_nothing_runs(api, sender, value):
+    quote = _quote(api, sender)
+    response = _execute(api, quote, HTTP_IDEMPOTENCY_KEY=value)
+    body = _error(response, 400, "INVALID_INPUT")
+    assert body["details"]["errors"] == [
+        {
+            "field": "Idempotency-Key",
+            "message": "Must be a UUID, e.g. 550e8400-e29b-41d4-a716-446655440000",
+            "constraint": {"format": "uuid"},
+        }
+    ]
+    assert api.get(f"/quotes/{quote['id']}").json()["status"] == "PENDING"
+    assert not IdempotencyKey.objects.exists()
+
+
+def test_a_uuid_is_one_key_in_any_case(api, sender):
+    quote = _quote(api, sender)
+    lower = "550e8400-e29b-41d4-a716-446655440000"
+    first = _execute(api, quote, HTTP_IDEMPOTENCY_KEY=lower)
+    assert first.status_code == 200
+    again = _execute(api, quote, HTTP_IDEMPOTENCY_KEY=lower.upper())
+    assert again.content == first.content and again["Idempotent-Replayed"] == "true"
+    assert list(IdempotencyKey.objects.values_list("key", flat=True)) == [lower]
+
+
+def test_every_operation_that_takes_the_key_checks_it(api, sender):
+    customer, source, payee = sender
+    for path, body in [
+        ("/quotes", quote_body(source.public_id, payee.public_id, 1_000)),
+        (
+            "/transfer-out",
+            {"source": {"accountId": source.public_id}, "destination": {"accountId": payee.public_id}},
+        ),
+        (f"/customers/{customer.public_id}/kyc-link", {}),
+    ]:
+        _error(api.post(path, body, HTTP_IDEMPOTENCY_KEY="not-a-uuid"), 400, "INVALID_INPUT")
+
+
+def test_the_document_declares_the_key_a_uuid(client):
+    doc = yaml.safe_load(client.get("/api/2025-10-13/openapi.yaml").content)
+    (parameter,) = [
+        p
+        for p in doc["paths"]["/quotes/{quoteId}/execute"]["post"]["parameters"]
+        if p["name"] == "Idempotency-Key"
+    ]
+    assert parameter["schema"] == {"type": "string", "format": "uuid"}

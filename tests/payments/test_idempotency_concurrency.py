@@ -14,7 +14,7 @@ from payments.accounts import account_balance
 from payments.ledger import ledger_balance_mismatches, ledger_currency_totals
 from payments.models import IdempotencyKey, LedgerJournal, Quote, Transaction
 from tests.conftest import API, basic
-from tests.payments.money_support import consenting_customer, funded_account, quote_body, usd_external
+from tests.payments.money_support import consenting_customer, funded_account, key, quote_body, usd_external
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -48,7 +48,7 @@ def sender(api):
 def test_fifty_concurrent_executes_with_one_key_answer_the_same_bytes(api, sender):
     source, payee = sender
     quote = api.post("/quotes", quote_body(source.public_id, payee.public_id, 10_000)).json()
-    responses = _post_all(api, f"/quotes/{quote['id']}/execute", [None] * REQUESTS, "same")
+    responses = _post_all(api, f"/quotes/{quote['id']}/execute", [None] * REQUESTS, key("same"))
     assert {r.status_code for r in responses} == {200}, [r.content for r in responses]
     assert len({r.content for r in responses}) == 1  # not 1 PROCESSING and 49 COMPLETED
     assert sum(r.has_header("Idempotent-Replayed") for r in responses) == REQUESTS - 1
@@ -63,7 +63,7 @@ def test_fifty_concurrent_executes_with_one_key_answer_the_same_bytes(api, sende
 def test_concurrent_creates_with_one_key_and_different_bodies_make_one_quote(api, sender):
     source, payee = sender
     bodies = [quote_body(source.public_id, payee.public_id, 1_000 + i % 2) for i in range(REQUESTS)]
-    responses = _post_all(api, "/quotes", bodies, "create-once")
+    responses = _post_all(api, "/quotes", bodies, key("create-once"))
     assert Quote.objects.count() == 1
     winner = Quote.objects.get()
     for body, response in zip(bodies, responses, strict=True):

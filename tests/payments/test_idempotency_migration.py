@@ -9,7 +9,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from payments import clock
-from tests.payments.money_support import consenting_customer, funded_account, quote_body, usd_external
+from tests.payments.money_support import consenting_customer, funded_account, key, quote_body, usd_external
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,6 +23,19 @@ def _migrate(targets):
     return executor.loader.project_state(targets).apps
 
 
+@pytest.fixture(autouse=True)
+def _latest_schema_afterwards():
+    """Later migrations change the models the service reads: every request runs on the latest
+    schema, and so do the tests after this one."""
+    yield
+    _latest()
+
+
+def _latest() -> None:
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 def test_recent_keys_are_carried_over_and_refuse_a_second_transfer(api):
     customer, _ = consenting_customer(api.platform)
     source, payee = funded_account(customer, 100_000), usd_external(api.platform, customer)
@@ -31,7 +44,7 @@ def test_recent_keys_are_carried_over_and_refuse_a_second_transfer(api):
     apps = _migrate(BEFORE)
     Quote = apps.get_model("payments", "Quote")
     Quote.objects.filter(pk=recent["id"].split(":")[1]).update(
-        create_idempotency_key="made-1", execute_idempotency_key="paid-1"
+        create_idempotency_key="made-1", execute_idempotency_key=key("paid-1")
     )
     Quote.objects.filter(pk=old["id"].split(":")[1]).update(
         create_idempotency_key="made-0",
@@ -40,10 +53,18 @@ def test_recent_keys_are_carried_over_and_refuse_a_second_transfer(api):
     )
     apps = _migrate(AFTER)
     keys = apps.get_model("payments", "IdempotencyKey").objects.order_by("key")
-    assert [(k.key, k.method, k.path) for k in keys] == [
-        ("made-1", "POST", "/api/2025-10-13/quotes"),
-        ("paid-1", "POST", f"/api/2025-10-13/quotes/{recent['id']}/execute"),
-    ]
-    response = api.post(f"/quotes/{recent['id']}/execute", HTTP_IDEMPOTENCY_KEY="paid-1")
+    assert sorted((k.key, k.method, k.path) for k in keys) == sorted(
+        [
+            ("made-1", "POST", "/api/2025-10-13/quotes"),
+            (key("paid-1"), "POST", f"/api/2025-10-13/quotes/{recent['id']}/execute"),
+        ]
+    )
+    _latest()
+    response = api.post(f"/quotes/{recent['id']}/execute", HTTP_IDEMPOTENCY_KEY=key("paid-1"))
     assert (response.status_code, response.json()["code"]) == (422, "IDEMPOTENCY_KEY_REUSED")
+    # a carried-over key that is no UUID cannot be sent any more: refused at the door, nothing runs
+    legacy = api.post(
+        "/quotes", quote_body(source.public_id, payee.public_id, 1_000), HTTP_IDEMPOTENCY_KEY="made-1"
+    )
+    assert (legacy.status_code, legacy.json()["code"]) == (400, "INVALID_INPUT")
     assert api.get(f"/quotes/{recent['id']}").json()["status"] == "PENDING"

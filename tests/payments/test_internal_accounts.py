@@ -1,10 +1,23 @@
-import pytest
+import json
 
-from payments.accounts import account_balance, internal_accounts_provision
+import pytest
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.contrib.auth.models import Permission, User
+from django.urls import reverse
+
+from payments.accounts import account_balance, internal_account_status_transition, internal_accounts_provision
 from payments.customers import customer_status_transition
-from payments.models import InternalAccount
+from payments.models import InternalAccount, WebhookEvent
+from payments.state_machines import IllegalTransition
 from tests import factories
 from tests.payments.kyc_support import business, create, individual
+from tests.payments.money_support import (
+    consenting_customer,
+    funded_account,
+    quote_body,
+    reference_validator,
+    usd_external,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -40,10 +53,12 @@ def test_an_approved_individual_gets_holding_accounts_and_a_global_account(multi
         "currency": {"code": "USD", "name": "United States Dollar", "symbol": "$", "decimals": 2},
     }
     assert usd["totalBalance"] == usd["balance"]
-    assert usd["fundingPaymentInstructions"] == []
+    (deposit,) = usd["fundingPaymentInstructions"]
+    assert deposit["accountOrWalletInfo"]["accountType"] == "USD_ACCOUNT"
     assert "privateEnabled" not in usd
     wallet = next(a for a in body["data"] if a["type"] == "EMBEDDED_WALLET")
     assert wallet["privateEnabled"] is False
+    assert wallet["fundingPaymentInstructions"] == []  # self-custodial
 
 
 def test_requested_currencies_limit_the_accounts(multi_currency):
@@ -139,3 +154,204 @@ def test_adding_a_currency_to_an_approved_customer_adds_its_account(multi_curren
         "EUR",
         "USD",
     ]
+
+
+# --- status -------------------------------------------------------------------------------------------
+
+
+def _status_events(account_id: str) -> list[dict]:
+    return [
+        json.loads(e.body)
+        for e in WebhookEvent.objects.filter(type="INTERNAL_ACCOUNT.STATUS_UPDATED").order_by("pk")
+        if json.loads(e.body)["data"]["id"] == account_id
+    ]
+
+
+def test_deleting_a_customer_closes_its_accounts_and_says_so(multi_currency):
+    api = multi_currency
+    customer = create(api, individual())
+    accounts = api.get("/customers/internal-accounts", {"customerId": customer["id"]}).json()["data"]
+    usd = next(a for a in accounts if a["balance"]["currency"]["code"] == "USD")
+    assert api.post(f"/sandbox/internal-accounts/{usd['id']}/fund", {"amount": 5_000}).status_code == 200
+    assert api.delete(f"/customers/{customer['id']}").status_code == 200
+    for account in accounts:
+        (event,) = _status_events(account["id"])
+        reference_validator("InternalAccountStatusWebhook").validate(event)
+        assert event["data"]["status"] == "CLOSED" and event["data"]["customerId"] == customer["id"]
+    (usd_event,) = _status_events(usd["id"])
+    assert usd_event["data"]["balance"]["amount"] == 5_000  # the money stays, for an operator
+    assert set(
+        InternalAccount.objects.filter(customer_id=customer["id"].split(":")[1]).values_list(
+            "status", flat=True
+        )
+    ) == {"CLOSED"}
+    assert api.delete(f"/customers/{customer['id']}").status_code == 410
+    assert len(_status_events(usd["id"])) == 1
+
+
+def test_a_closed_account_stays_closed(api):
+    account = factories.InternalAccountFactory(platform=api.platform)
+    internal_account_status_transition(account, "CLOSED")
+    with pytest.raises(IllegalTransition):
+        internal_account_status_transition(account, "ACTIVE")
+    assert len(_status_events(account.public_id)) == 1
+
+
+@pytest.fixture
+def operator(client):
+    user = User.objects.create_user("operator", password="x", is_staff=True)
+    user.user_permissions.add(
+        *Permission.objects.filter(
+            content_type__app_label="payments",
+            codename__in=["view_internalaccount", "change_internalaccount"],
+        )
+    )
+    client.force_login(user)
+    return client
+
+
+def _act(client, action: str, account: InternalAccount):
+    return client.post(
+        reverse("admin:payments_internalaccount_changelist"),
+        {"action": action, ACTION_CHECKBOX_NAME: [account.pk]},
+    )
+
+
+def test_an_operator_freezes_and_unfreezes_an_account(api, operator):
+    customer, _ = consenting_customer(api.platform)
+    source = funded_account(customer, 50_000)
+    payee = usd_external(api.platform, customer)
+    assert _act(operator, "freeze_selected", source).status_code == 302
+    source.refresh_from_db()
+    assert source.status == "FROZEN"
+    (frozen,) = _status_events(source.public_id)
+    assert frozen["data"]["status"] == "FROZEN" and frozen["data"]["balance"]["amount"] == 50_000
+    refused = api.post("/quotes", quote_body(source.public_id, payee.public_id, 1_000))
+    assert refused.status_code == 400
+    assert api.post(f"/sandbox/internal-accounts/{source.public_id}/fund", {"amount": 1}).status_code == 400
+
+    _act(operator, "unfreeze_selected", source)
+    source.refresh_from_db()
+    assert source.status == "ACTIVE"
+    assert [e["data"]["status"] for e in _status_events(source.public_id)] == ["FROZEN", "ACTIVE"]
+    assert api.post("/quotes", quote_body(source.public_id, payee.public_id, 1_000)).status_code == 201
+    # unfreezing an active account is a no-op: nothing is sent
+    _act(operator, "unfreeze_selected", source)
+    assert len(_status_events(source.public_id)) == 2
+
+
+def test_staff_without_the_permission_cannot_freeze(api, client):
+    user = User.objects.create_user("viewer", password="x", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="view_internalaccount"))
+    client.force_login(user)
+    account = factories.InternalAccountFactory(platform=api.platform)
+    page = client.get(reverse("admin:payments_internalaccount_changelist"))
+    assert page.status_code == 200 and b"freeze_selected" not in page.content
+    _act(client, "freeze_selected", account)
+    account.refresh_from_db()
+    assert account.status == "ACTIVE" and not _status_events(account.public_id)
+
+
+# --- funding instructions -------------------------------------------------------------------------------
+
+
+def _accounts(api, customer_id: str) -> dict[tuple[str, str], dict]:
+    data = api.get("/customers/internal-accounts", {"customerId": customer_id}).json()["data"]
+    return {(a["type"], a["balance"]["currency"]["code"]): a for a in data}
+
+
+def test_each_account_has_its_own_deposit_coordinates(multi_currency):
+    api = multi_currency
+    api.platform.supported_currencies = [*api.platform.supported_currencies, {"currencyCode": "BTC"}]
+    api.platform.save()
+    first = _accounts(api, create(api, individual())["id"])
+    second = _accounts(api, create(api, individual("Kim Other", email="kim@example.com"))["id"])
+    validator = reference_validator("InternalAccount")
+    for account in first.values():
+        validator.validate(account)
+
+    (usd,) = first[("INTERNAL_FIAT", "USD")]["fundingPaymentInstructions"]
+    info = usd["accountOrWalletInfo"]
+    assert info["accountType"] == "USD_ACCOUNT" and info["routingNumber"] == "021000021"
+    assert info["reference"].startswith("DEP") and info["reference"] in usd["instructionsNotes"]
+    assert usd["isPlatformAccount"] is False
+    (eur,) = first[("INTERNAL_FIAT", "EUR")]["fundingPaymentInstructions"]
+    assert eur["accountOrWalletInfo"]["iban"].startswith("DE")
+    usdc = first[("INTERNAL_CRYPTO", "USDC")]["fundingPaymentInstructions"]
+    assert [i["accountOrWalletInfo"]["accountType"] for i in usdc] == [
+        "SOLANA_WALLET",
+        "ETHEREUM_WALLET",
+        "BASE_WALLET",
+        "POLYGON_WALLET",
+    ]
+    assert {i["accountOrWalletInfo"]["assetType"] for i in usdc} == {"USDC"}
+    btc = first[("INTERNAL_CRYPTO", "BTC")]["fundingPaymentInstructions"]
+    assert [i["accountOrWalletInfo"]["accountType"] for i in btc] == ["SPARK_WALLET", "BITCOIN_L1"]
+
+    # the account's own: the same on every read, another account's differ
+    again = _accounts(api, first[("INTERNAL_FIAT", "USD")]["customerId"])
+    assert again[("INTERNAL_FIAT", "USD")]["fundingPaymentInstructions"] == [usd]
+    other = second[("INTERNAL_FIAT", "USD")]["fundingPaymentInstructions"][0]["accountOrWalletInfo"]
+    assert (other["accountNumber"], other["reference"]) != (info["accountNumber"], info["reference"])
+
+
+def test_platform_accounts_are_funded_as_the_platforms(api):
+    (account,) = [
+        a
+        for a in api.get("/platform/internal-accounts").json()["data"]
+        if a["balance"]["currency"]["code"] == "USD"
+    ]
+    assert account["fundingPaymentInstructions"][0]["isPlatformAccount"] is True
+
+
+def test_balance_events_carry_the_instructions_get_shows(api):
+    customer, _ = consenting_customer(api.platform)
+    account = funded_account(customer, 1_000)
+    shown = api.get("/customers/internal-accounts", {"customerId": customer.public_id}).json()["data"]
+    (event,) = [
+        json.loads(e.body)
+        for e in WebhookEvent.objects.filter(type="INTERNAL_ACCOUNT.BALANCE_UPDATED")
+        if json.loads(e.body)["data"]["id"] == account.public_id
+    ]
+    listed = next(a for a in shown if a["id"] == account.public_id)
+    assert event["data"]["fundingPaymentInstructions"] == listed["fundingPaymentInstructions"] != []
+
+
+def _instruction_events(account_id: str) -> list[dict]:
+    return [
+        json.loads(e.body)
+        for e in WebhookEvent.objects.filter(type="INTERNAL_ACCOUNT.FUNDING_INSTRUCTIONS_UPDATED").order_by(
+            "pk"
+        )
+        if json.loads(e.body)["data"]["id"] == account_id
+    ]
+
+
+def test_freezing_withdraws_the_coordinates_and_unfreezing_gives_them_back(api, operator):
+    customer, _ = consenting_customer(api.platform)
+    account = funded_account(customer, 1_000)
+    served = api.get("/customers/internal-accounts", {"customerId": customer.public_id}).json()["data"]
+    instructions = next(a for a in served if a["id"] == account.public_id)["fundingPaymentInstructions"]
+    _act(operator, "freeze_selected", account)
+    (withdrawn,) = _instruction_events(account.public_id)
+    reference_validator("InternalAccountStatusWebhook").validate(withdrawn)
+    assert withdrawn["data"]["status"] == "FROZEN" and withdrawn["data"]["fundingPaymentInstructions"] == []
+    _act(operator, "unfreeze_selected", account)
+    back = _instruction_events(account.public_id)[-1]
+    assert back["data"]["status"] == "ACTIVE" and back["data"]["fundingPaymentInstructions"] == instructions
+    # FROZEN → CLOSED withdraws nothing more: only the status is sent
+    _act(operator, "freeze_selected", account)
+    internal_account_status_transition(account, "CLOSED")
+    assert len(_instruction_events(account.public_id)) == 3
+    assert [e["data"]["status"] for e in _status_events(account.public_id)] == [
+        "FROZEN",
+        "ACTIVE",
+        "FROZEN",
+        "CLOSED",
+    ]
+
+
+def test_closing_a_wallet_sends_no_instruction_change(api):
+    _customer, wallet = consenting_customer(api.platform)
+    internal_account_status_transition(wallet, "CLOSED")
+    assert len(_status_events(wallet.public_id)) == 1 and not _instruction_events(wallet.public_id)

@@ -14,7 +14,14 @@ from payments.client import wallet_crypto as client
 from payments.models import LedgerJournal, Quote, Transaction, WebhookEvent
 from tests import factories
 from tests.conftest import Api
-from tests.payments.money_support import consenting_customer, fund, funded_account, quote_body, usd_external
+from tests.payments.money_support import (
+    consenting_customer,
+    fund,
+    funded_account,
+    key,
+    quote_body,
+    usd_external,
+)
 from tests.wallets.conftest import wallet_for
 from wallets.models import AuthCredential, AuthSession
 from wallets.sessions import session_open
@@ -60,8 +67,8 @@ def test_execute_with_a_body_asking_for_an_sca_factor_is_accepted(api, quote):
 
 
 def test_the_same_idempotency_key_returns_the_first_outcome(api, quote):
-    first = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="pay-1")
-    again = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="pay-1")
+    first = _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("pay-1"))
+    again = _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("pay-1"))
     assert first.status_code == again.status_code == 200
     assert again.json()["transactionId"] == first.json()["transactionId"]
     assert LedgerJournal.objects.filter(kind="DEBIT").count() == 1
@@ -69,8 +76,8 @@ def test_the_same_idempotency_key_returns_the_first_outcome(api, quote):
 
 
 def test_another_key_or_no_key_on_an_executed_quote_is_a_409(api, quote):
-    assert _execute(api, quote, HTTP_IDEMPOTENCY_KEY="pay-1").status_code == 200
-    other = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="pay-2")
+    assert _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("pay-1")).status_code == 200
+    other = _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("pay-2"))
     assert other.status_code == 409
     assert other.json()["code"] == "CONFLICT"
     assert "was already executed" in other.json()["message"]
@@ -80,7 +87,7 @@ def test_another_key_or_no_key_on_an_executed_quote_is_a_409(api, quote):
 
 def test_executing_after_expiry_is_refused_and_the_quote_expires(api, quote):
     clock.advance(dt.timedelta(minutes=30, seconds=1))
-    response = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="late")
+    response = _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("late"))
     assert response.status_code == 409
     assert "expired" in response.json()["message"]
     assert response.json()["details"]["status"] == "EXPIRED"
@@ -100,14 +107,14 @@ def test_insufficient_funds_changes_nothing_and_the_same_key_sends_once_funded(a
     source = funded_account(customer, 5_000)
     payee = usd_external(api.platform, customer)
     quote = api.post("/quotes", quote_body(source.public_id, payee.public_id, 10_000)).json()
-    response = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="try")
+    response = _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("try"))
     assert response.status_code == 400 and response.json()["code"] == "INSUFFICIENT_FUNDS"
     assert api.get(f"/quotes/{quote['id']}").json()["status"] == "PENDING"
     fund(source, 5_000)
     # Nothing moved, so the refusal keeps no answer: the same key (one per Confirm) now sends.
-    sent = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="try")
+    sent = _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("try"))
     assert sent.status_code == 200
-    replay = _execute(api, quote, HTTP_IDEMPOTENCY_KEY="try")
+    replay = _execute(api, quote, HTTP_IDEMPOTENCY_KEY=key("try"))
     assert (replay.status_code, replay.content) == (200, sent.content)
     assert account_balance(source) == 0
 
@@ -273,13 +280,13 @@ def test_the_legacy_literal_is_accepted_in_sandbox_only(api, wallet_quote):
 
 def test_a_replay_with_its_key_needs_no_new_stamp(api, wallet_quote):
     wallet, quote, payload = wallet_quote
-    key = _session_key(wallet.account)
+    session = _session_key(wallet.account)
     headers = {
-        "HTTP_SERVICE_WALLET_SIGNATURE": client.stamp(payload, key.private_key_hex),
-        "HTTP_IDEMPOTENCY_KEY": "w1",
+        "HTTP_SERVICE_WALLET_SIGNATURE": client.stamp(payload, session.private_key_hex),
+        "HTTP_IDEMPOTENCY_KEY": key("w1"),
     }
     assert api.post(f"/quotes/{quote['id']}/execute", **headers).status_code == 200
-    assert api.post(f"/quotes/{quote['id']}/execute", HTTP_IDEMPOTENCY_KEY="w1").status_code == 200
+    assert api.post(f"/quotes/{quote['id']}/execute", HTTP_IDEMPOTENCY_KEY=key("w1")).status_code == 200
     assert Transaction.objects.filter(status__in=["PROCESSING", "COMPLETED"]).count() == 1
 
 
@@ -300,7 +307,7 @@ def test_what_changed_since_the_quote_is_checked_again(api, quote):
 
 def test_an_idempotency_key_longer_than_255_characters_is_refused(api):
     response = api.post(
-        "/quotes/Quote:01a20122-f0e3-70f7-afba-63a9ce5cb6ab/execute", {}, HTTP_IDEMPOTENCY_KEY="k" * 256
+        "/quotes/Quote:01a20122-f0e3-70f7-afba-63a9ce5cb6ab/execute", {}, HTTP_IDEMPOTENCY_KEY=key("k") * 256
     )
     assert response.status_code == 400
     assert response.json()["details"]["errors"][0]["field"] == "Idempotency-Key"

@@ -17,6 +17,7 @@ from tests.payments.money_support import (
     eur_external,
     funded_account,
     holding_account,
+    key,
     on_the_wire,
     quote_body,
     reference_validator,
@@ -242,10 +243,10 @@ def test_create_is_idempotent_with_a_key(api, sender):
     customer, source, _ = sender
     payee = usd_external(api.platform, customer)
     body = quote_body(source.public_id, payee.public_id, 10_000)
-    first = _create(api, body, HTTP_IDEMPOTENCY_KEY="k-1").json()
-    again = _create(api, body, HTTP_IDEMPOTENCY_KEY="k-1").json()
+    first = _create(api, body, HTTP_IDEMPOTENCY_KEY=key("k-1")).json()
+    again = _create(api, body, HTTP_IDEMPOTENCY_KEY=key("k-1")).json()
     assert again["id"] == first["id"]
-    assert _create(api, body, HTTP_IDEMPOTENCY_KEY="k-2").json()["id"] != first["id"]
+    assert _create(api, body, HTTP_IDEMPOTENCY_KEY=key("k-2")).json()["id"] != first["id"]
     assert Quote.objects.count() == 2
 
 

@@ -18,6 +18,7 @@ from tests.payments.money_support import (
     consenting_customer,
     funded_account,
     holding_account,
+    key,
     on_the_wire,
     quote_body,
     reference_validator,
@@ -74,6 +75,8 @@ def test_other_suffixes_complete_at_once(api, sender):
         ("002", "QUOTE_EXECUTION_FAILED", "TRANSACTION_FAILED"),
         ("004", "ACCOUNT_CANNOT_RECEIVE", "TRANSACTION_FAILED"),
         ("006", "QUOTE_EXECUTION_FAILED", "USER_CANCELLATION"),
+        ("008", "ACCOUNT_INVALID", "TRANSACTION_FAILED"),
+        ("009", "LIMIT_EXCEEDED", "TRANSACTION_FAILED"),
     ],
 )
 def test_failed_payouts_are_refunded(api, sender, suffix, reason, refund_reason):
@@ -111,6 +114,47 @@ def test_005_completes_then_is_returned(api, sender):
     assert LedgerJournal.objects.filter(kind="RETURN").count() == 1
 
 
+def test_010_refund_is_pending_for_five_minutes_then_completes(api, sender):
+    quote = _pay(api, sender, "1234567010")
+    txn = _txn(api, quote)
+    assert txn["status"] == "FAILED" and txn["failureReason"] == "QUOTE_EXECUTION_FAILED"
+    assert txn["refund"]["status"] == "PENDING" and "settledAt" not in txn["refund"]
+    assert account_balance(sender[1]) == 990_000  # not back yet
+    pending = json.loads(WebhookEvent.objects.get(type="OUTGOING_PAYMENT.REFUND_PENDING").body)
+    reference_validator("OutgoingPaymentWebhook").validate(pending)
+    assert pending["data"]["refund"] == txn["refund"]
+    assert _events("OUTGOING_PAYMENT.FAILED") == 1 and _events("OUTGOING_PAYMENT.REFUND_COMPLETED") == 0
+
+    clock.advance(dt.timedelta(minutes=4, seconds=59))
+    assert _txn(api, quote)["refund"]["status"] == "PENDING"
+    assert account_balance(sender[1]) == 990_000
+    clock.advance(dt.timedelta(seconds=2))
+    txn = _txn(api, quote)
+    assert txn["status"] == "FAILED" and txn["refund"]["status"] == "COMPLETED"
+    assert txn["refund"]["initiatedAt"] == pending["data"]["refund"]["initiatedAt"]
+    assert dt.datetime.fromisoformat(txn["refund"]["settledAt"]) - dt.datetime.fromisoformat(
+        txn["refund"]["initiatedAt"]
+    ) >= dt.timedelta(minutes=5)
+    assert account_balance(sender[1]) == 1_000_000
+    completed = json.loads(WebhookEvent.objects.get(type="OUTGOING_PAYMENT.REFUND_COMPLETED").body)
+    assert completed["data"] == json.loads(json.dumps(txn))
+    # the relay and every later read find nothing more to do
+    assert transaction_steps_relay() == 0
+    clock.advance(dt.timedelta(hours=1))
+    assert _txn(api, quote) == txn
+    assert _events("OUTGOING_PAYMENT.REFUND_COMPLETED") == 1
+
+
+def test_010_refund_settles_through_the_worker_too(api, sender):
+    quote = _pay(api, sender, "1234567010")
+    _txn(api, quote)
+    clock.advance(dt.timedelta(minutes=6))
+    assert transaction_steps_relay() == 1
+    transactions_advance_task([quote["transactionId"].split(":", 1)[1]])
+    assert account_balance(sender[1]) == 1_000_000
+    assert _events("OUTGOING_PAYMENT.REFUND_COMPLETED") == 1
+
+
 def test_007_payout_and_refund_both_fail(api, sender):
     quote = _pay(api, sender, "1234567007")
     txn = _txn(api, quote)
@@ -122,10 +166,20 @@ def test_007_payout_and_refund_both_fail(api, sender):
     assert _events("OUTGOING_PAYMENT.REFUND_FAILED") == 1
 
 
-def test_magic_suffixes_do_nothing_in_production(api, sender):
+@pytest.mark.parametrize("suffix", ["002", "008", "009"])
+def test_magic_suffixes_do_nothing_in_production(api, sender, suffix):
     with override_settings(SANDBOX=False, PRODUCTION=True):
-        quote = _pay(api, sender, "1234567002")
+        quote = _pay(api, sender, "1234567" + suffix)
         assert _txn(api, quote)["status"] == "COMPLETED"
+
+
+@pytest.mark.parametrize(("suffix", "reason"), [("008", "ACCOUNT_INVALID"), ("009", "LIMIT_EXCEEDED")])
+def test_the_failure_webhook_names_the_partners_reason(api, sender, suffix, reason):
+    quote = _pay(api, sender, "1234567" + suffix)
+    _txn(api, quote)
+    body = json.loads(WebhookEvent.objects.get(type="OUTGOING_PAYMENT.FAILED").body)
+    reference_validator("OutgoingPaymentWebhook").validate(body)
+    assert body["data"]["failureReason"] == reason and body["data"]["refund"]["status"] == "COMPLETED"
 
 
 # --- the relay queues due steps, the task and the read apply them, once -----------------------------
@@ -341,12 +395,12 @@ def test_transfer_out_and_its_refusals(api, sender):
         "amount": 5_000,
         "remittanceInformation": "payroll",
     }
-    response = api.post("/transfer-out", body, HTTP_IDEMPOTENCY_KEY="out-1")
+    response = api.post("/transfer-out", body, HTTP_IDEMPOTENCY_KEY=key("out-1"))
     assert response.status_code == 201, response.content
     txn = response.json()
     OUTGOING.validate(on_the_wire(txn))
     assert txn["paymentRail"] == "RTP" and txn["sentAmount"]["amount"] == 5_000
-    assert api.post("/transfer-out", body, HTTP_IDEMPOTENCY_KEY="out-1").json()["id"] == txn["id"]
+    assert api.post("/transfer-out", body, HTTP_IDEMPOTENCY_KEY=key("out-1")).json()["id"] == txn["id"]
     assert account_balance(source) == 995_000
     euros = holding_account(customer, "EUR")
     wrong = api.post("/transfer-out", {**body, "source": {"accountId": euros.public_id}})
@@ -482,7 +536,7 @@ def test_the_platform_approves_with_200(api, receiver):
     receiver.replies.append(Reply(200, json.dumps({"receiverCustomerInfo": {"FULL_NAME": "Jane"}}).encode()))
     txn = _receive(api, customer).json()
     assert txn["status"] == "COMPLETED"
-    assert txn["counterpartyInformation"] == {"FULL_NAME": "Jane"}
+    assert "counterpartyInformation" not in txn  # about the sender, and the platform asked for nothing
     sent = json.loads(receiver.requests[0].body)
     assert sent["type"] == "INCOMING_PAYMENT.PENDING" and sent["data"]["id"] == txn["id"]
     assert account_balance(account) == 2_500
@@ -554,3 +608,152 @@ def test_incoming_sandbox_senders(api):
     assert (nobody.status_code, nobody.json()["code"]) == (404, "USER_NOT_FOUND")
     no_account = _receive(api, customer, receivingCurrencyCode="EUR")
     assert no_account.json()["code"] == "INVALID_CURRENCY"
+
+
+# --- refunds of incoming payments ----------------------------------------------------------------
+
+
+def _incoming_events(txn_id):
+    return [
+        json.loads(e.body)
+        for e in WebhookEvent.objects.filter(type__startswith="INCOMING_PAYMENT.").order_by("pk")
+        if json.loads(e.body)["data"]["id"] == txn_id
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sender", "settled"),
+    [("$fail.offramp.usd", "COMPLETED"), ("$fail.refund.usd", "FAILED")],
+)
+def test_an_incoming_payment_whose_offramp_fails_is_refunded_to_the_sender(api, sender, settled):
+    customer, _ = consenting_customer(api.platform)
+    account = holding_account(customer)
+    response = _receive(api, customer, sender=f"{sender}@sandbox.uma.example")
+    assert response.status_code == 200, response.content
+    txn = response.json()
+    INCOMING.validate(on_the_wire(txn))
+    assert txn["status"] == "FAILED" and txn["failureReason"] == "OFFRAMP_FAILED"
+    assert txn["refund"]["status"] == "PENDING" and txn["refund"]["reason"] == "TRANSACTION_FAILED"
+    assert txn["refund"]["reference"] == "RF-" + txn["reconciliationInstructions"]["reference"]
+    assert account_balance(account) == 0  # nothing was credited
+    assert [e["type"] for e in _incoming_events(txn["id"])] == [
+        "INCOMING_PAYMENT.PENDING",  # the platform's decision (no endpoint: approved)
+        "INCOMING_PAYMENT.FAILED",
+        "INCOMING_PAYMENT.REFUND_PENDING",
+    ]
+
+    clock.advance(dt.timedelta(minutes=4, seconds=59))
+    assert api.get(f"/transactions/{txn['id']}").json()["refund"]["status"] == "PENDING"
+    clock.advance(dt.timedelta(seconds=2))
+    done = api.get(f"/transactions/{txn['id']}").json()
+    INCOMING.validate(on_the_wire(done))
+    assert done["status"] == "FAILED" and done["refund"]["status"] == settled
+    assert ("settledAt" in done["refund"]) == (settled == "COMPLETED")
+    assert account_balance(account) == 0
+    events = _incoming_events(txn["id"])
+    assert [e["type"] for e in events] == [
+        "INCOMING_PAYMENT.PENDING",
+        "INCOMING_PAYMENT.FAILED",
+        "INCOMING_PAYMENT.REFUND_PENDING",
+        f"INCOMING_PAYMENT.REFUND_{settled}",
+    ]
+    assert events[-1]["data"] == json.loads(json.dumps(done))
+    for event in events:
+        reference_validator("IncomingPaymentWebhook").validate(event)
+
+
+def test_an_incoming_payment_that_fails_before_it_is_sent_has_no_refund(api):
+    customer, _ = consenting_customer(api.platform)
+    holding_account(customer)
+    txn = _receive(api, customer, sender="$fail.compliance.usd@sandbox.uma.example").json()
+    assert txn["status"] == "FAILED" and "refund" not in txn
+    assert not WebhookEvent.objects.filter(type__startswith="INCOMING_PAYMENT.REFUND").exists()
+
+
+@pytest.mark.parametrize(
+    ("address", "settled", "balance"),
+    [("$fail.offramp.usd", "COMPLETED", 1_000_000), ("$fail.refund.usd", "FAILED", 990_000)],
+)
+def test_a_payout_to_a_failing_offramp_is_refunded_after_five_minutes(api, sender, address, settled, balance):
+    quote = _pay_uma(api, sender, f"{address}@sandbox.uma.example")
+    txn = _txn(api, quote)
+    assert txn["status"] == "FAILED" and txn["failureReason"] == "QUOTE_EXECUTION_FAILED"
+    assert txn["refund"]["status"] == "PENDING" and account_balance(sender[1]) == 990_000
+    clock.advance(dt.timedelta(minutes=5, seconds=1))
+    assert _txn(api, quote)["refund"]["status"] == settled
+    assert account_balance(sender[1]) == balance
+    assert (
+        _events("OUTGOING_PAYMENT.REFUND_PENDING") == 1 and _events(f"OUTGOING_PAYMENT.REFUND_{settled}") == 1
+    )
+
+
+# --- why a transaction waits ---------------------------------------------------------------------
+
+
+def test_a_deposit_under_compliance_review_says_so_until_it_settles(api):
+    customer, _ = consenting_customer(api.platform)
+    account = holding_account(customer)
+    txn = _receive(api, customer, sender="$pending.compliance.usd@sandbox.uma.example").json()
+    INCOMING.validate(on_the_wire(txn))
+    assert txn["status"] == "PROCESSING" and txn["pendingReason"] == "COMPLIANCE_REVIEW"
+    assert account_balance(account) == 0
+    clock.advance(dt.timedelta(minutes=4, seconds=59))
+    assert api.get(f"/transactions/{txn['id']}").json()["pendingReason"] == "COMPLIANCE_REVIEW"
+    clock.advance(dt.timedelta(seconds=2))
+    done = api.get(f"/transactions/{txn['id']}").json()
+    assert done["status"] == "COMPLETED" and "pendingReason" not in done
+    assert account_balance(account) == 2_500
+    completed = json.loads(WebhookEvent.objects.get(type="INCOMING_PAYMENT.COMPLETED").body)
+    assert "pendingReason" not in completed["data"]
+    reference_validator("IncomingPaymentWebhook").validate(completed)
+
+
+def test_transactions_that_wait_for_nothing_named_carry_no_pending_reason(api, sender):
+    customer, _ = consenting_customer(api.platform)
+    holding_account(customer)
+    assert (
+        "pendingReason" not in _receive(api, customer, sender="$pending.long.usd@sandbox.uma.example").json()
+    )
+    quote = _pay_uma(api, sender, "$pending.compliance.usd@sandbox.uma.example")
+    txn = _txn(api, quote)
+    assert txn["status"] == "PROCESSING" and "pendingReason" not in txn  # the reasons are about deposits
+    clock.advance(dt.timedelta(minutes=5, seconds=1))
+    assert _txn(api, quote)["status"] == "COMPLETED"
+
+
+# --- reconciliation -------------------------------------------------------------------------------
+
+
+def test_a_uma_payment_reports_its_inter_vasp_settlement_hash_once_settled(api, sender):
+    quote = _pay_uma(api, sender, "$pending.long.usd@sandbox.uma.example")
+    waiting = _txn(api, quote)
+    assert set(waiting["reconciliationInstructions"]) == {"reference"}
+    clock.advance(dt.timedelta(hours=1, seconds=1))
+    settled = _txn(api, quote)
+    hash_ = settled["reconciliationInstructions"]["transactionHash"]
+    assert settled["status"] == "COMPLETED" and len(hash_) == 64 and int(hash_, 16) >= 0
+    assert "onChainTransaction" not in settled["destination"]  # a UMA address is not a wallet
+    completed = json.loads(WebhookEvent.objects.get(type="OUTGOING_PAYMENT.COMPLETED").body)
+    assert completed["data"]["reconciliationInstructions"] == settled["reconciliationInstructions"]
+    other = _txn(api, _pay_uma(api, sender, "$success.usd@sandbox.uma.example"))
+    assert other["reconciliationInstructions"]["transactionHash"] != hash_
+
+
+def test_an_incoming_uma_payment_reports_its_settlement_hash(api):
+    customer, _ = consenting_customer(api.platform)
+    holding_account(customer)
+    txn = _receive(api, customer).json()
+    INCOMING.validate(on_the_wire(txn))
+    assert txn["status"] == "COMPLETED"
+    assert set(txn["reconciliationInstructions"]) == {"reference", "transactionHash"}
+    failed = _receive(api, customer, sender="$fail.offramp.usd@sandbox.uma.example").json()
+    assert set(failed["reconciliationInstructions"]) == {"reference"}  # nothing settled
+
+
+def test_bank_and_book_transfers_have_only_their_reference(api, sender):
+    bank = _txn(api, _pay(api, sender, "1234567890"))
+    assert bank["status"] == "COMPLETED" and set(bank["reconciliationInstructions"]) == {"reference"}
+    friend, _ = consenting_customer(api.platform, full_name="Friend Person")
+    holding_account(friend)
+    book = _txn(api, _pay_uma(api, sender, friend.uma_address))
+    assert book["status"] == "COMPLETED" and set(book["reconciliationInstructions"]) == {"reference"}

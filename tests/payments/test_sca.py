@@ -15,6 +15,7 @@ from tests.payments.money_support import (
     consenting_customer,
     eur_external,
     funded_account,
+    key,
     on_the_wire,
     quote_body,
     reference_validator,
@@ -257,11 +258,11 @@ def test_a_same_currency_send_needs_one_authorization_without_a_purpose(api, log
 
 def test_executing_again_is_a_409_unless_it_is_the_same_idempotent_request(api, logged_in):
     customer, source = logged_in
-    quote = _held(api, source, usd_external(api.platform, customer), HTTP_IDEMPOTENCY_KEY="k-1")
+    quote = _held(api, source, usd_external(api.platform, customer), HTTP_IDEMPOTENCY_KEY=key("k-1"))
     path = f"/quotes/{quote['id']}/execute"
-    repeat = api.post(path, HTTP_IDEMPOTENCY_KEY="k-1")
+    repeat = api.post(path, HTTP_IDEMPOTENCY_KEY=key("k-1"))
     assert repeat.status_code == 200 and repeat.json()["scaChallenge"]["id"] == quote["scaChallenge"]["id"]
-    other = api.post(path, HTTP_IDEMPOTENCY_KEY="k-2")
+    other = api.post(path, HTTP_IDEMPOTENCY_KEY=key("k-2"))
     assert (other.status_code, other.json()["code"]) == (409, "CONFLICT")
     assert api.post(path).status_code == 409
     assert ScaChallenge.objects.count() == 2  # the login's and the quote's: no second challenge
@@ -498,6 +499,15 @@ def test_realtime_funding_withholds_instructions_until_authorized(api, logged_in
     assert instruction["accountOrWalletInfo"]["accountType"] == "EUR_ACCOUNT"
     paid = api.post("/sandbox/send", {"quoteId": quote["id"], "currencyCode": "EUR"})
     assert paid.status_code == 200 and paid.json()["status"] == "PROCESSING"
+    # created PENDING, held for SCA, released to wait for the payer's money again, then paid
+    assert [e.type for e in WebhookEvent.objects.filter(type__startswith="OUTGOING_PAYMENT.").order_by("pk")][
+        :4
+    ] == [
+        "OUTGOING_PAYMENT.PENDING",
+        "OUTGOING_PAYMENT.PENDING_AUTHORIZATION",
+        "OUTGOING_PAYMENT.PENDING",
+        "OUTGOING_PAYMENT.PROCESSING",
+    ]
 
 
 def test_an_unauthorized_realtime_quote_fails_with_its_deadline(api, logged_in):

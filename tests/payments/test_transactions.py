@@ -88,10 +88,40 @@ def test_every_state_change_emits_its_webhook_with_the_transaction_as_get_shows_
     api.post(f"/quotes/{quote['id']}/execute")
     shown = api.get(f"/transactions/{quote['transactionId']}").json()
     events = WebhookEvent.objects.filter(type__startswith="OUTGOING_PAYMENT.").order_by("created_at")
-    assert [e.type for e in events] == ["OUTGOING_PAYMENT.PROCESSING", "OUTGOING_PAYMENT.COMPLETED"]
-    completed = json.loads(events[1].body)["data"]
+    assert [e.type for e in events] == [
+        "OUTGOING_PAYMENT.PENDING",
+        "OUTGOING_PAYMENT.PROCESSING",
+        "OUTGOING_PAYMENT.COMPLETED",
+    ]
+    completed = json.loads(events[2].body)["data"]
     assert completed == json.loads(json.dumps(shown))
     reference_validator("OutgoingTransaction").validate(completed)
+
+
+def test_a_new_quote_reports_its_pending_transaction_as_get_showed_it_then(api, sender):
+    quote = _quote(api, sender)
+    shown = api.get(f"/transactions/{quote['transactionId']}").json()
+    (event,) = WebhookEvent.objects.filter(type__startswith="OUTGOING_PAYMENT.")
+    body = json.loads(event.body)
+    assert body["type"] == "OUTGOING_PAYMENT.PENDING"
+    assert body["data"] == json.loads(json.dumps(shown)) and body["data"]["status"] == "PENDING"
+    reference_validator("OutgoingPaymentWebhook").validate(body)
+
+
+def test_a_quote_that_is_refused_reports_nothing(api, sender):
+    customer, source = sender
+    payee = usd_external(api.platform, customer)
+    body = quote_body(source.public_id, payee.public_id, 5_000_000, immediatelyExecute=True)
+    assert api.post("/quotes", body).json()["code"] == "INSUFFICIENT_FUNDS"
+    assert not WebhookEvent.objects.filter(type__startswith="OUTGOING_PAYMENT.").exists()
+
+
+def test_a_pull_reports_no_pending_payment(api, sender):
+    customer, source = sender
+    payer = usd_external(api.platform, customer, account_number="5555555555")
+    body = quote_body(payer.public_id, source.public_id, 1_000)
+    assert api.post("/quotes", body).status_code == 201
+    assert not WebhookEvent.objects.filter(type__endswith=".PENDING").exists()
 
 
 # --- reads ------------------------------------------------------------------------------------------

@@ -6,7 +6,13 @@ import pytest
 
 from payments.accounts import account_balance
 from payments.models import Quote
-from tests.payments.money_support import consenting_customer, funded_account, holding_account, usd_external
+from tests.payments.money_support import (
+    consenting_customer,
+    funded_account,
+    holding_account,
+    key,
+    usd_external,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +30,7 @@ def _out(api, source, payee, **extra):
 def test_transfer_out_without_amount_sends_the_whole_balance(api, customer):
     source = funded_account(customer, 12_345)
     payee = usd_external(api.platform, customer)
-    response = _out(api, source, payee, HTTP_IDEMPOTENCY_KEY="all-of-it")
+    response = _out(api, source, payee, HTTP_IDEMPOTENCY_KEY=key("all-of-it"))
     assert response.status_code == 201, response.content
     txn = response.json()
     assert txn["sentAmount"]["amount"] == 12_345
@@ -32,7 +38,7 @@ def test_transfer_out_without_amount_sends_the_whole_balance(api, customer):
     assert account_balance(source) == 0
     assert api.get(f"/transactions/{txn['id']}").json()["status"] == "COMPLETED"
     # The same key again: the first outcome, although the account is empty now.
-    again = _out(api, source, payee, HTTP_IDEMPOTENCY_KEY="all-of-it")
+    again = _out(api, source, payee, HTTP_IDEMPOTENCY_KEY=key("all-of-it"))
     assert (again.status_code, again.json()["id"]) == (201, txn["id"])
     assert Quote.objects.count() == 1
 

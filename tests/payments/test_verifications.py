@@ -1,7 +1,15 @@
-import pytest
+import json
 
-from payments.models import Document
-from tests.payments.kyc_support import business, create, owner, upload
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import transaction
+
+from payments.models import Document, Verification, WebhookEvent
+from payments.state_machines import IllegalTransition
+from payments.verification_status import VERIFICATION_TRANSITIONS, verification_transition
+from tests.conftest import API
+from tests.payments.kyc_support import ADDRESS, PDF, business, create, individual, owner, upload
+from tests.payments.money_support import reference_validator
 
 pytestmark = pytest.mark.django_db
 
@@ -152,3 +160,79 @@ def test_bad_verification_requests(api):
     assert response.status_code == 404 and response.json()["code"] == "USER_NOT_FOUND"
     assert api.get("/verifications/Verification:01a20134-1f98-73ea-8942-959ba2de39a8").status_code == 404
     assert api.get("/verifications/nonsense").status_code == 404
+
+
+# --- READY_FOR_VERIFICATION --------------------------------------------------------------------------
+
+
+def _ready_events(verification_id):
+    return [
+        json.loads(e.body)
+        for e in WebhookEvent.objects.filter(type="VERIFICATION.READY_FOR_VERIFICATION").order_by("pk")
+        if json.loads(e.body)["data"]["id"] == verification_id
+    ]
+
+
+def test_a_submission_becomes_ready_once_everything_it_listed_is_supplied(api):
+    customer = create(api, {"customerType": "INDIVIDUAL", "fullName": "Jane 003", "birthDate": "1990-01-15"})
+    listed = _verify(api, customer["id"])
+    assert [e.get("field", e["type"]) for e in listed["errors"]] == [
+        "nationality",
+        "address",
+        "MISSING_IDENTITY_DOCUMENT",
+    ]
+    patch = {"customerType": "INDIVIDUAL", "nationality": "GB", "address": dict(ADDRESS)}
+    assert api.patch(f"/customers/{customer['id']}", patch).status_code == 200
+    assert api.get(f"/verifications/{listed['id']}").json()["verificationStatus"] == "RESOLVE_ERRORS"
+    assert not _ready_events(listed["id"])
+
+    assert upload(api, customer["id"]).status_code == 201
+    ready = api.get(f"/verifications/{listed['id']}").json()
+    assert ready["verificationStatus"] == "READY_FOR_VERIFICATION" and ready["errors"] == []
+    (event,) = _ready_events(listed["id"])
+    assert event["data"] == ready
+    reference_validator("Verification").validate(event["data"])
+    # later changes leave it as it is; submitting again judges the customer anew
+    api.patch(f"/customers/{customer['id']}", {"customerType": "INDIVIDUAL", "email": "jane@example.com"})
+    assert len(_ready_events(listed["id"])) == 1
+    again = _verify(api, customer["id"])
+    assert again["id"] != listed["id"] and again["verificationStatus"] == "RESOLVE_ERRORS"  # the 003 rule
+
+
+def test_a_poor_quality_document_is_resolved_by_replacing_it(api):
+    customer = create(api, individual("Jane 003"))
+    document = upload(api, customer["id"]).json()
+    listed = _verify(api, customer["id"])
+    assert [e["type"] for e in listed["errors"]] == ["POOR_QUALITY_DOCUMENT"]
+    api.patch(f"/customers/{customer['id']}", {"customerType": "INDIVIDUAL", "email": "new@example.com"})
+    assert api.get(f"/verifications/{listed['id']}").json()["verificationStatus"] == "RESOLVE_ERRORS"
+    replaced = api.client.put(
+        f"{API}/documents/{document['id']}",
+        {"documentType": "PASSPORT", "country": "GB", "file": SimpleUploadedFile("clear.pdf", PDF)},
+        format="multipart",
+    )
+    assert replaced.status_code == 200, replaced.content
+    assert api.get(f"/verifications/{listed['id']}").json()["verificationStatus"] == "READY_FOR_VERIFICATION"
+
+
+def test_a_business_is_ready_once_its_owners_documents_are_in(api):
+    biz = create(api, business("RC-001"))
+    listed = _verify(api, biz["id"])
+    assert [e["type"] for e in listed["errors"]] == [
+        "MISSING_LEGAL_PRESENCE_DOCUMENT",
+        "MISSING_BENEFICIAL_OWNER",
+    ]
+    upload(api, biz["id"], document_type="CERTIFICATE_OF_INCORPORATION")
+    first = api.post("/beneficial-owners", owner(biz["id"], "One")).json()["id"]
+    assert api.get(f"/verifications/{listed['id']}").json()["verificationStatus"] == "RESOLVE_ERRORS"
+    upload(api, first)
+    assert api.get(f"/verifications/{listed['id']}").json()["verificationStatus"] == "READY_FOR_VERIFICATION"
+
+
+def test_the_verification_table(api):
+    customer = create(api, {"customerType": "INDIVIDUAL", "fullName": "Jane 003"})
+    listed = Verification.objects.get(pk=_verify(api, customer["id"])["id"].split(":")[1])
+    with pytest.raises(IllegalTransition), transaction.atomic():
+        verification_transition(listed, Verification.Status.APPROVED)
+    assert set(VERIFICATION_TRANSITIONS) == set(Verification.Status.values)
+    assert VERIFICATION_TRANSITIONS[Verification.Status.APPROVED] == frozenset()

@@ -5,6 +5,7 @@ Strong Customer Authentication, its current approval step (the step views are in
 from __future__ import annotations
 
 import logging
+import uuid
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -86,7 +87,7 @@ def _execute(request: HttpRequest, client: ServiceClient, quote: Quote) -> Quote
             signer=signer,
             # The same key for every Confirm of this quote: a retry gets the first answer, never a
             # second transfer.
-            idempotency_key=f"portal:{quote.id}",
+            idempotency_key=str(uuid.uuid5(uuid.NAMESPACE_URL, f"portal:{quote.id}")),
             sca_factor=sca_steps.preferred_factor(request),
         )
     except ServiceError as exc:
