@@ -116,16 +116,8 @@ def beneficiary_trust_start(*, platform: Platform, account_id: UUID, trusted: bo
         if (account.sca_trusted_at is not None) == trusted:
             return None
         factor = _payment_factor(customer, None)
-        challenge = ScaChallenge(
-            id=ids.uuid7(),
-            platform_id=customer.platform_id,
-            customer=customer,
-            kind=_kind(trusted),
-            factor=factor,
-            external_account=account,
-            expires_at=now + dt.timedelta(seconds=settings.SCA_CHALLENGE_SECONDS),
-            created_at=now,
-            updated_at=now,
+        challenge = ScaChallenge.new(
+            customer, kind=_kind(trusted), factor=factor, at=now, external_account=account
         )
         if factor == ScaFactor.SMS_OTP:
             _code_set(challenge, customer, _text(account, trusted), now)
