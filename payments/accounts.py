@@ -139,8 +139,8 @@ INTERNAL_ACCOUNT_TRANSITIONS = StateMachine(
         Status.ACTIVE: {Status.FROZEN, Status.CLOSED},
         Status.FROZEN: {Status.ACTIVE, Status.CLOSED},
         Status.FAILED: {Status.CLOSED},
-        Status.CLOSED: set(),
     },
+    final=(Status.CLOSED,),
     noun="An internal account",
     id_detail="accountId",
 )

@@ -47,8 +47,8 @@ ALLOWED_TRANSITIONS = StateMachine(
         CustomerStatus.PENDING: {CustomerStatus.APPROVED, CustomerStatus.REJECTED, CustomerStatus.HOLD},
         CustomerStatus.HOLD: {CustomerStatus.PENDING, CustomerStatus.APPROVED, CustomerStatus.REJECTED},
         CustomerStatus.APPROVED: {CustomerStatus.HOLD},
-        CustomerStatus.REJECTED: set(),
     },
+    final=(CustomerStatus.REJECTED,),
     noun="A customer",
     id_detail="customerId",
 )

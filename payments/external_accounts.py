@@ -64,8 +64,8 @@ ALLOWED_TRANSITIONS = StateMachine(
         # after a failure → back to PENDING_OWNERSHIP_VERIFICATION.
         Status.PENDING_OWNERSHIP_VERIFICATION: {Status.ACTIVE, Status.UNVERIFIED, Status.INACTIVE},
         Status.UNVERIFIED: {Status.PENDING_OWNERSHIP_VERIFICATION, Status.INACTIVE},
-        Status.INACTIVE: set(),
     },
+    final=(Status.INACTIVE,),
     noun="An external account",
     id_detail="externalAccountId",
 )

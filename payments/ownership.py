@@ -68,7 +68,8 @@ _ENDS = (Status.VERIFIED, Status.FAILED, Status.EXPIRED, Status.CANCELLED)
 # A PENDING challenge ends once, in one of _ENDS; an ended one never moves again.
 CHALLENGE_TRANSITIONS = StateMachine(
     "ownership challenge",
-    {Status.PENDING: set(_ENDS), **{end: set() for end in _ENDS}},
+    {Status.PENDING: _ENDS},
+    final=_ENDS,
     noun="An ownership challenge",
     id_detail="challengeId",
 )

@@ -32,9 +32,8 @@ QUOTE_TRANSITIONS = StateMachine(
         Status.PENDING_AUTHORIZATION: {Status.PENDING, Status.PROCESSING, Status.EXPIRED, Status.FAILED},
         Status.PROCESSING: {Status.COMPLETED, Status.FAILED},
         Status.COMPLETED: {Status.FAILED},
-        Status.FAILED: set(),
-        Status.EXPIRED: set(),
     },
+    final=(Status.FAILED, Status.EXPIRED),
     noun="A quote",
     id_detail="quoteId",
 )

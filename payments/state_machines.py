@@ -58,12 +58,24 @@ def update_row(row: PublicRecord, fields: list[str]) -> None:
 class StateMachine(Mapping[str, frozenset[str]]):
     """A table of allowed moves (status → statuses it may move to), readable as that mapping.
 
-    `noun` starts the refusal's message ("A quote"), `id_detail` names the row's id in its details.
+    `final` lists the statuses nothing leaves (they need no row of their own). `noun` starts the
+    refusal's message ("A quote"), `id_detail` names the row's id in its details.
     """
 
-    def __init__(self, name: str, table: Mapping[str, Iterable[str]], *, noun: str, id_detail: str) -> None:
+    def __init__(
+        self,
+        name: str,
+        table: Mapping[str, Iterable[str]],
+        *,
+        final: Iterable[str] = (),
+        noun: str,
+        id_detail: str,
+    ) -> None:
         self.name, self.noun, self.id_detail = name, noun, id_detail
-        self._table = MappingProxyType({status: frozenset(moves) for status, moves in table.items()})
+        moves = {status: frozenset(to) for status, to in table.items()}
+        self._table = MappingProxyType(
+            moves | {status: frozenset() for status in final if status not in moves}
+        )
 
     def __getitem__(self, status: str) -> frozenset[str]:
         return self._table[status]

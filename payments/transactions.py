@@ -89,11 +89,8 @@ INCOMING_TRANSITIONS = StateMachine(
         Status.PENDING: {Status.PROCESSING, Status.COMPLETED, Status.FAILED, Status.REJECTED, Status.EXPIRED},
         Status.PROCESSING: {Status.COMPLETED, Status.FAILED},
         Status.COMPLETED: {Status.REFUNDED},
-        Status.FAILED: set(),
-        Status.REJECTED: set(),
-        Status.REFUNDED: set(),
-        Status.EXPIRED: set(),
     },
+    final=(Status.FAILED, Status.REJECTED, Status.REFUNDED, Status.EXPIRED),
     noun="A transaction",
     id_detail="transactionId",
 )

@@ -20,12 +20,10 @@ VERIFICATION_TRANSITIONS = StateMachine(
     "verification",
     {
         Status.RESOLVE_ERRORS: {Status.READY_FOR_VERIFICATION},
-        Status.READY_FOR_VERIFICATION: set(),
         Status.PENDING_MANUAL_REVIEW: {Status.IN_PROGRESS, Status.APPROVED, Status.REJECTED},
         Status.IN_PROGRESS: {Status.APPROVED, Status.REJECTED},
-        Status.APPROVED: set(),
-        Status.REJECTED: set(),
     },
+    final=(Status.READY_FOR_VERIFICATION, Status.APPROVED, Status.REJECTED),
     noun="A verification",
     id_detail="verificationId",
 )

@@ -88,9 +88,8 @@ REQUEST_TRANSITIONS = StateMachine(
         Status.PENDING: {Status.PROCESSING, Status.COMPLETED, Status.FAILED},
         Status.PROCESSING: {Status.READY, Status.COMPLETED, Status.FAILED},
         Status.READY: {Status.COMPLETED, Status.FAILED},
-        Status.COMPLETED: set(),
-        Status.FAILED: set(),
     },
+    final=(Status.COMPLETED, Status.FAILED),
     noun="A signed-retry request",
     id_detail="requestId",
 )

@@ -17,10 +17,8 @@ CHALLENGE_TRANSITIONS = StateMachine(
     "SCA challenge",
     {
         Status.PENDING: {Status.VERIFIED, Status.EXPIRED, Status.CANCELLED},
-        Status.VERIFIED: set(),
-        Status.EXPIRED: set(),
-        Status.CANCELLED: set(),
     },
+    final=(Status.VERIFIED, Status.EXPIRED, Status.CANCELLED),
     noun="An SCA challenge",
     id_detail="challengeId",
 )

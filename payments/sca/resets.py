@@ -51,10 +51,8 @@ RESET_TRANSITIONS = StateMachine(
         Status.INITIATED: {Status.PENDING_REVIEW, Status.REJECTED, Status.EXPIRED},
         Status.PENDING_REVIEW: {Status.LIVENESS_PASSED, Status.REJECTED, Status.EXPIRED},
         Status.LIVENESS_PASSED: {Status.COMPLETED, Status.EXPIRED},
-        Status.COMPLETED: set(),
-        Status.REJECTED: set(),
-        Status.EXPIRED: set(),
     },
+    final=(Status.COMPLETED, Status.REJECTED, Status.EXPIRED),
     noun="A 2FA reset",
     id_detail="resetId",
 )
