@@ -91,13 +91,9 @@ def sca_factor_reset_start(*, platform: Platform, customer_id: UUID, factor: str
         _quota_check(resets, quota=RESETS_PER_DAY, window=dt.timedelta(hours=24), now=now, what="2FA resets")
         for open_reset in resets.select_for_update().filter(status__in=OPEN):
             sca_factor_reset_transition(open_reset, Status.EXPIRED)
+        expires_at = now + dt.timedelta(seconds=settings.SCA_RESET_SECONDS)
         return ScaFactorReset.objects.create(
-            platform_id=customer.platform_id,
-            customer=customer,
-            factor=factor,
-            expires_at=now + dt.timedelta(seconds=settings.SCA_RESET_SECONDS),
-            created_at=now,
-            updated_at=now,
+            platform_id=customer.platform_id, customer=customer, factor=factor, expires_at=expires_at
         )
 
 
