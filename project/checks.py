@@ -16,8 +16,8 @@ def shared_cache(app_configs: Any = None, **kwargs: Any) -> list:
         return []
     return [
         Error(
-            "the cache is this process's own memory: with several nodes the exchange-rate cache and the "
-            "throttles would differ between them",
+            "the cache is this process's own memory: with several nodes the exchange-rate and OIDC key caches "
+            "would differ between them",
             hint="set CACHE_URL (or CELERY_BROKER_URL) to a Redis URL",
             id="project.E001",
         )

@@ -45,6 +45,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from project.bench.soak import customer_body
 from project.web_server import web_server_command
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,18 +55,12 @@ REDIS_URL = os.environ.get("MULTINODE_REDIS_URL", "redis://127.0.0.1:6379/15")
 STORM_EVENTS = int(os.environ.get("MULTINODE_STORM_EVENTS", "10000"))
 BALANCER, PGBOUNCER, REDIS_PROXY, RECEIVER = 8360, 8361, 8362, 8363
 WEB_PORTS = (8371, 8372, 8373)
-WORKERS = 2
+WORKER_METRICS_PORTS = (8381, 8382)
+PREPARING_WEB_PORT = 8374  # a node without DATABASE_TRANSACTION_POOLING, for scenario 0
 KILL_LOAD_SECONDS = 30
 OUTCOME_WAIT_SECONDS = 600  # the webhook sweeper re-queues a lost delivery after 300 s
 TERMINAL = {"COMPLETED", "REJECTED", "FAILED", "REFUNDED", "EXPIRED"}
 UMA_SUCCESS = "$success.usd@sandbox.uma.example"
-
-CONSENT = {
-    "acceptedAt": "2025-07-21T17:32:28Z",
-    "ipAddress": "198.51.100.24",
-    "termsVersion": "V1",
-    "acceptanceMethod": "CHECKBOX",
-}
 
 
 def say(line: str) -> None:
@@ -274,26 +269,34 @@ class Cluster:
             )
             for i, port in enumerate(WEB_PORTS, 1)
         ]
-        self.workers = [
-            Proc(
-                f"worker{i}",
-                [
-                    celery,
-                    "-A",
-                    "project",
-                    "worker",
-                    "-n",
-                    f"worker{i}@%h",
-                    "--concurrency",
-                    "2",
-                    "-l",
-                    "WARNING",
-                ],
-                self.env,
-                log(f"worker{i}"),
+        self.workers = []
+        for i, metrics_port in enumerate(WORKER_METRICS_PORTS, 1):
+            metrics_dir = work / f"worker{i}-metrics"  # its pool processes' counters
+            metrics_dir.mkdir()
+            self.workers.append(
+                Proc(
+                    f"worker{i}",
+                    [
+                        celery,
+                        "-A",
+                        "project",
+                        "worker",
+                        "-n",
+                        f"worker{i}@%h",
+                        "--concurrency",
+                        "2",
+                        "-l",
+                        "WARNING",
+                    ],
+                    {
+                        **self.env,
+                        "WORKER_METRICS_PORT": str(metrics_port),
+                        "WORKER_METRICS_HOST": "127.0.0.1",
+                        "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+                    },
+                    log(f"worker{i}"),
+                )
             )
-            for i in range(1, WORKERS + 1)
-        ]
         self.beat = Proc(
             "beat",
             [celery, "-A", "project", "beat", "-l", "WARNING", "--schedule", str(work / "beat-schedule")],
@@ -412,6 +415,13 @@ class Receiver(BaseHTTPRequestHandler):
         pass
 
 
+class QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        pass  # a worker killed mid-POST resets its connection: expected here, and counted by the checks
+
+
 # --- API helpers -----------------------------------------------------------------------------------------
 
 
@@ -428,26 +438,7 @@ class Api:
 
     def funded_account(self, base: str, amount: int) -> str:
         api = self.client(base)
-        n = uuid.uuid4().hex[:10]
-        customer = api.post(
-            "/customers",
-            json={
-                "customerType": "INDIVIDUAL",
-                "platformCustomerId": f"mn-{n}",
-                "fullName": f"Node Test {n}",
-                "birthDate": "1990-01-15",
-                "nationality": "US",
-                "address": {
-                    "line1": "1 Main Street",
-                    "city": "San Francisco",
-                    "state": "CA",
-                    "postalCode": "94105",
-                    "country": "US",
-                },
-                "email": f"mn-{n}@example.com",
-                "endUserTermsConsent": CONSENT,
-            },
-        )
+        customer = api.post("/customers", json=customer_body(secrets.randbelow(10**12)))
         customer.raise_for_status()
         accounts = api.get("/customers/internal-accounts", params={"customerId": customer.json()["id"]})
         account = next(a for a in accounts.json()["data"] if a["balance"]["currency"]["code"] == "USD")["id"]
@@ -513,6 +504,50 @@ class Report:
         say(f"  [{'ok' if ok else 'FAIL'}] {what}")
         if not ok:
             self.failures.append(what)
+
+
+# --- 0. the execute path's statements through PgBouncer -------------------------------------------------
+
+
+def prepared_statements(cluster: Cluster, api: Api, report: Report) -> None:
+    """The same load on a node that prepares its hot statements (the default on PostgreSQL) and on one
+    with DATABASE_TRANSACTION_POOLING=1: what the setting is for."""
+    say("0. quote+execute through PgBouncer (transaction mode), with and without prepared statements")
+    env = {**cluster.env, "DATABASE_TRANSACTION_POOLING": "0"}
+    preparing = Proc(
+        "web-preparing",
+        web_server_command(host="127.0.0.1", port=PREPARING_WEB_PORT, threads=8),
+        env,
+        cluster.work / "web-preparing.log",
+    )
+    preparing.start()
+    try:
+        _wait_ready(f"http://127.0.0.1:{PREPARING_WEB_PORT}")
+        for name, base in (
+            ("prepared (pooling 0)", f"http://127.0.0.1:{PREPARING_WEB_PORT}"),
+            ("unnamed (pooling 1)", _node(1)),
+        ):
+            account = api.funded_account(base, 10**9)
+
+            def pair(i: int, base=base, account=account) -> str:
+                try:
+                    q = api.quote(base, account, 100)
+                    if q.status_code >= 300:
+                        return str(q.status_code)
+                    return str(api.execute(base, q.json()["id"], f"prep-{uuid.uuid4()}").status_code)
+                except httpx.HTTPError as exc:
+                    return type(exc).__name__
+
+            with ThreadPoolExecutor(8) as pool:
+                answers = Counter(pool.map(pair, range(200)))
+            errors = sum(c for k, c in answers.items() if not k.startswith(("2", "4")))
+            report.figures[f"pgbouncer_{name.split()[0]}_statements"] = dict(answers)
+            if name.startswith("unnamed"):
+                report.check(errors == 0, f"200 pairs with {name}: {dict(answers)}")
+            else:
+                say(f"  [info] 200 pairs with {name}: {dict(answers)}")
+    finally:
+        preparing.stop()
 
 
 # --- 1. money races --------------------------------------------------------------------------------------
@@ -608,7 +643,7 @@ def kill_under_load(cluster: Cluster, api: Api, report: Report) -> None:
     def client(n: int, account: str) -> None:
         # Even clients go through HAProxy; odd ones to a node of their own (web1, web2, web3, ...),
         # and after a connection error or 5xx to the next node, as a client with a node list would.
-        node = n // 2  # the direct clients start on web1, web2, web3, web1
+        node = 0  # the direct clients start on web1, the node that is killed
         target = lambda: BALANCED if n % 2 == 0 else _node(node)  # noqa: E731
         while time.monotonic() < stop_at:
             try:
@@ -666,12 +701,18 @@ def kill_under_load(cluster: Cluster, api: Api, report: Report) -> None:
     ]
     committed = all(_debits_of(o["answers"][-1]) == 1 for o in succeeded)
     same = all(o["answers"][-1] == o["txn"] for o in succeeded)
-    # Again each retried key: the same transaction comes back.
-    replays = [api.execute(BALANCED, o["quote"], o["key"]) for o in retried if o in succeeded]
-    replay_same = all(r.status_code < 300 and r.json()["transactionId"] for r in replays) and all(
-        r.json()["transactionId"] == o["txn"]
-        for r, o in zip(replays, [o for o in retried if o in succeeded], strict=True)
-    )
+    # Each key again, on a surviving node: the same transaction comes back, and nothing new is debited.
+    with ThreadPoolExecutor(8) as pool:
+        replays = list(
+            pool.map(
+                lambda io: api.execute(_node(1 + io[0] % 2), io[1]["quote"], io[1]["key"]),
+                enumerate(succeeded),
+            )
+        )
+    replay_same = all(
+        r.status_code < 300 and r.json()["transactionId"] == o["txn"]
+        for r, o in zip(replays, succeeded, strict=True)
+    ) and all(_debits_of(o["txn"]) == 1 for o in succeeded)
     server_errors = sum(
         c for k, c in statuses.items() if k.split()[-1].isdigit() and int(k.split()[-1]) >= 500
     )
@@ -681,7 +722,8 @@ def kill_under_load(cluster: Cluster, api: Api, report: Report) -> None:
     )
     report.check(
         replay_same,
-        f"{len(retried)} executes retried with their key; each replay returns the same transaction",
+        f"{len(retried)} executes retried by their client after the kill; all {len(replays)} keys replayed on "
+        "web2/web3 return the same transaction, still one debit each",
     )
     # Every delayed outcome and webhook completes: the surviving worker, the relay and the sweeper.
     from payments import ids
@@ -692,6 +734,10 @@ def kill_under_load(cluster: Cluster, api: Api, report: Report) -> None:
         "requests": dict(statuses),
         "executes_2xx": len(succeeded),
         "retried_keys": len(retried),
+        "keys_replayed_same_transaction": sum(
+            r.status_code < 300 and r.json()["transactionId"] == o["txn"]
+            for r, o in zip(replays, succeeded, strict=True)
+        ),
         "final_5xx_answers": server_errors,
         "all_outcomes_and_webhooks_done_seconds_after_kill": done_after,
     }
@@ -728,7 +774,7 @@ def _wait_all_done(txn_ids: list[uuid.UUID], since: float) -> float | None:
 
 
 def webhook_storm(api: Api, report: Report) -> None:
-    say(f"3. webhook storm: {STORM_EVENTS} events through {WORKERS} workers")
+    say(f"3. webhook storm: {STORM_EVENTS} events through {len(WORKER_METRICS_PORTS)} workers")
     from django.db import transaction
 
     from payments.models import ApiToken, WebhookEvent
@@ -750,14 +796,13 @@ def webhook_storm(api: Api, report: Report) -> None:
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     started = time.monotonic()
-    for start in range(0, STORM_EVENTS, 500):
-        with transaction.atomic():
-            for i in range(start, min(start + 500, STORM_EVENTS)):
-                webhook_emit(
-                    platform=platform, type=WebhookType.CUSTOMER_KYC_APPROVED, data={"id": f"Customer:{i}"}
-                )
+    with transaction.atomic():  # one commit: every delivery task is queued at once, a real backlog
+        for i in range(STORM_EVENTS):
+            webhook_emit(
+                platform=platform, type=WebhookType.CUSTOMER_KYC_APPROVED, data={"id": f"Customer:{i}"}
+            )
     queued = time.monotonic() - started
-    say(f"  {STORM_EVENTS} events recorded and queued in {queued:.1f} s")
+    say(f"  {STORM_EVENTS} events recorded in one transaction and queued on its commit in {queued:.1f} s")
     ids = set(WebhookEvent.objects.filter(platform=platform).values_list("pk", flat=True)) - before
     wanted = {str(pk) for pk in ids}
     deadline = time.monotonic() + OUTCOME_WAIT_SECONDS
@@ -781,11 +826,19 @@ def webhook_storm(api: Api, report: Report) -> None:
         "events": len(wanted),
         "seconds": round(elapsed, 1),
         "events_per_second": round(len(wanted) / elapsed, 1),
+        "recorded_and_queued_seconds": round(queued, 1),
+        "drained_seconds_after_the_last_was_queued": round(elapsed - queued, 1),
         "lost": lost,
         "delivered_more_than_once": twice,
         "delivered_twice_at_the_same_time": overlapping,
         "rows_delivered": delivered_rows,
         "peak_webhook_backlog_metric": peak_backlog,
+        "delivery_tasks_by_worker_metrics": [
+            _scrape_sum(
+                f"http://127.0.0.1:{port}", "celery_tasks_total", "payments.tasks.webhook_deliver_task"
+            )
+            for port in WORKER_METRICS_PORTS
+        ],
     }
     report.check(
         lost == 0 and overlapping == 0 and delivered_rows == len(wanted),
@@ -809,6 +862,16 @@ def _scrape(base: str, name: str) -> float:
         if line.startswith(name + " "):
             return float(line.split()[1])
     return 0.0
+
+
+def _scrape_sum(base: str, name: str, contains: str) -> float:
+    try:
+        text = httpx.get(base + "/metrics", timeout=10).text
+    except httpx.HTTPError:
+        return 0.0
+    return sum(
+        float(line.split()[-1]) for line in text.splitlines() if line.startswith(name) and contains in line
+    )
 
 
 # --- 4. readiness ---------------------------------------------------------------------------------------
@@ -858,8 +921,7 @@ def main() -> int:
     _fresh_database()
     work = Path(tempfile.mkdtemp(prefix="multinode-"))
     say(f"multinode: logs and files in {work}")
-    receiver = ThreadingHTTPServer(("127.0.0.1", RECEIVER), Receiver)
-    receiver.daemon_threads = True
+    receiver = QuietServer(("127.0.0.1", RECEIVER), Receiver)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
     cluster = Cluster(work)
     report = Report()
@@ -873,6 +935,7 @@ def main() -> int:
         hook = f"http://127.0.0.1:{RECEIVER}/hooks"
         api.client(BALANCED).patch("/config", json={"webhookEndpoint": hook}).raise_for_status()
         _django(cluster)
+        prepared_statements(cluster, api, report)
         money_races(api, report)
         kill_under_load(cluster, api, report)
         webhook_storm(api, report)

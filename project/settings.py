@@ -192,7 +192,7 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 
-# The cache (exchange rates, throttles, OIDC keys) must be one for all nodes: Redis at CACHE_URL
+# The cache (exchange rates, OIDC signing keys) must be one for all nodes: Redis at CACHE_URL
 # (default in production: the broker's Redis). Without Redis it is each process's own memory, which
 # only one node may use; a system check refuses that in production (project/checks.py).
 CACHE_URL = os.environ.get("CACHE_URL", "")

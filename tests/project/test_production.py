@@ -26,6 +26,7 @@ from project import publishing, request_ids
 from project.bench.live_system import ROOT
 from project.celery import app
 from tests.factories import PlatformFactory
+from tests.project.test_publishing import in_background  # noqa: F401 (a fixture)
 from tests.project.test_settings import _setting
 
 UNREACHABLE = "redis://127.0.0.1:9/0"  # the discard port: nothing answers Redis there
@@ -143,15 +144,7 @@ def test_an_answer_carries_the_request_id_it_was_sent_or_a_new_one(client):
     assert first and second and first != second
 
 
-@pytest.fixture
-def in_background(settings, monkeypatch):
-    settings.CELERY_PUBLISH_IN_BACKGROUND = True
-    monkeypatch.setattr(publishing, "_instance", None)
-    yield
-    assert publishing.drain(10)
-
-
-def test_a_task_queued_by_a_request_runs_with_its_request_id(in_background, monkeypatch):
+def test_a_task_queued_by_a_request_runs_with_its_request_id(in_background, monkeypatch):  # noqa: F811
     """The id goes with the message (published from the publisher's thread) and the worker's log lines
     about the task carry it; a task the scheduler queues carries none."""
     sent: list[dict] = []
