@@ -11,6 +11,8 @@ broker and the cache; each logs JSON. The service runs in sandbox mode: its test
 endpoint are what the scenarios drive, and production mode refuses loopback webhook endpoints.
 
 Scenarios, each printing its figures; the run exits 1 when any check fails:
+0. quote+execute through PgBouncer on a fourth node that prepares its statements (the setting for
+   PostgreSQL directly; its errors are printed, not failed) and on a node of the cluster;
 1. money races across nodes: 50 executes of one quote with one Idempotency-Key, and 200 quote+execute
    pairs draining one account, spread over the three nodes;
 2. SIGKILL of one web node and one worker under load (through the load balancer, each execute
@@ -527,7 +529,7 @@ def prepared_statements(cluster: Cluster, api: Api, report: Report) -> None:
             ("prepared (pooling 0)", f"http://127.0.0.1:{PREPARING_WEB_PORT}"),
             ("unnamed (pooling 1)", _node(1)),
         ):
-            account = api.funded_account(base, 10**9)
+            account = api.funded_account(_node(1), 10**9)
 
             def pair(i: int, base=base, account=account) -> str:
                 try:
@@ -545,7 +547,12 @@ def prepared_statements(cluster: Cluster, api: Api, report: Report) -> None:
             if name.startswith("unnamed"):
                 report.check(errors == 0, f"200 pairs with {name}: {dict(answers)}")
             else:
-                say(f"  [info] 200 pairs with {name}: {dict(answers)}")
+                log = (cluster.work / "web-preparing.log").read_text(errors="replace")
+                missing = sum("prepared statement" in line for line in log.splitlines())  # one per error
+                report.figures["pgbouncer_prepared_statement_errors_logged"] = missing
+                say(
+                    f"  [info] 200 pairs with {name}: {dict(answers)}; {missing} prepared-statement errors logged"
+                )
     finally:
         preparing.stop()
 
@@ -796,7 +803,9 @@ def webhook_storm(api: Api, report: Report) -> None:
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     started = time.monotonic()
+    committed = {}
     with transaction.atomic():  # one commit: every delivery task is queued at once, a real backlog
+        transaction.on_commit(lambda: committed.setdefault("at", time.monotonic()))  # runs first
         for i in range(STORM_EVENTS):
             webhook_emit(
                 platform=platform, type=WebhookType.CUSTOMER_KYC_APPROVED, data={"id": f"Customer:{i}"}
@@ -827,6 +836,7 @@ def webhook_storm(api: Api, report: Report) -> None:
         "seconds": round(elapsed, 1),
         "events_per_second": round(len(wanted) / elapsed, 1),
         "recorded_and_queued_seconds": round(queued, 1),
+        "delivered_seconds_after_commit": round(started + elapsed - committed["at"], 1),
         "drained_seconds_after_the_last_was_queued": round(elapsed - queued, 1),
         "lost": lost,
         "delivered_more_than_once": twice,
