@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test bench lint browsers
+.PHONY: run test bench lint browsers cluster-tools multinode
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.12+ is needed (found %s)" % sys.version.split()[0]) if sys.version_info < (3, 12) else None'
@@ -42,3 +42,17 @@ lint: $(VENV)/.installed-dev
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python -m project.bench.run
+
+# Debian's HAProxy and PgBouncer for the multi-node test: installed when missing and we are root.
+cluster-tools:
+	@command -v haproxy >/dev/null 2>&1 && command -v pgbouncer >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian haproxy and pgbouncer for the multi-node test"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy pgbouncer >/dev/null; \
+	  else \
+	    echo "haproxy or pgbouncer is missing and cannot be installed here" >&2; exit 1; \
+	  fi; }
+
+# The multi-node test (README "Running in production"); not part of `make test`: it takes minutes.
+multinode: $(VENV)/.installed cluster-tools
+	$(BIN)/python -m project.multinode

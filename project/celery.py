@@ -1,13 +1,30 @@
 import os
 
 from celery import Celery
-from celery.signals import task_prerun
+from celery.signals import celeryd_init, task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 
 app = Celery("project")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+from project import metrics, request_ids  # noqa: E402, F401 (their signal handlers: task metrics, request ids)
+
+BEAT_IN_WORKER_REFUSED = (
+    "a worker with --beat in production mode: run exactly one `celery -A project beat` beside the "
+    'workers instead (README "Running in production")'
+)
+
+
+@celeryd_init.connect
+def _one_scheduler(options=None, **kwargs) -> None:
+    """Every worker started with --beat would run the whole schedule again: refused in production
+    mode, where the scheduler is its own single process (`make run` keeps its all-in-one worker)."""
+    from django.conf import settings
+
+    if settings.PRODUCTION and (options or {}).get("beat"):
+        raise SystemExit(BEAT_IN_WORKER_REFUSED)
 
 
 @task_prerun.connect

@@ -27,6 +27,8 @@ from celery import current_app
 from django.conf import settings
 from django.db import connections
 
+from project import request_ids
+
 log = logging.getLogger(__name__)
 
 QUEUE_LIMIT = 10_000  # messages waiting in one process; more are failed at once
@@ -40,6 +42,7 @@ class _Message:
     args: tuple
     countdown: float | None
     on_failure: Callable[[], None] | None
+    request_id: str | None  # the log lines' request id of the caller, sent with the task
 
 
 def publish(
@@ -52,7 +55,7 @@ def publish(
     """Queue `task(*args)` on the broker soon, without waiting for it. `on_failure` runs (in the
     publishing thread, which closes its database connections afterwards) when the message could not
     be published, e.g. to mark the row so that its sweeper picks it up sooner."""
-    message = _Message(task, tuple(args), countdown, on_failure)
+    message = _Message(task, tuple(args), countdown, on_failure, request_ids.current())
     if not settings.CELERY_PUBLISH_IN_BACKGROUND:
         _send(message)
         return
@@ -72,7 +75,8 @@ def task_named(name: str) -> Any:
 
 def _send(message: _Message) -> bool:
     try:
-        message.task.apply_async(message.args, countdown=message.countdown)
+        with request_ids.bound(message.request_id):
+            message.task.apply_async(message.args, countdown=message.countdown)
     except Exception as exc:  # one line: with the broker down this repeats every BROKER_RETRY_SECONDS
         log.warning("could not queue %s%s (%r); its sweeper will", message.task.name, message.args, exc)
         _failed(message)

@@ -58,6 +58,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "axes",
+    "health_check",
+    "project.apps.ProjectConfig",
     "payments",
     "wallets",
     "project.dev_oidc",
@@ -67,6 +69,8 @@ if env_bool("BENCH_ENDPOINTS", default=False):
     INSTALLED_APPS.append("project.bench")
 
 MIDDLEWARE = [
+    "log_request_id.middleware.RequestIDMiddleware",  # the request id of every log line (README "Logs")
+    "project.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "project.static_files.WhiteNoiseMiddleware",  # whitenoise, its static-file index built once per process
@@ -120,11 +124,20 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# Behind PgBouncer in transaction mode (README "Running in production") a connection's next
+# transaction may run on another server connection: nothing may outlive a transaction there.
+DATABASE_TRANSACTION_POOLING = env_bool("DATABASE_TRANSACTION_POOLING", default=False)
 if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # Parameters bound by the server, so psycopg prepares a statement once it has run a few times on
     # a connection: PostgreSQL then skips parsing and planning it again. Half the database's CPU on
-    # the money paths, whose locking reads join five tables.
-    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
+    # the money paths, whose locking reads join five tables. Behind a transaction pooler a named
+    # prepared statement lives on one server connection, so psycopg sends each statement unnamed
+    # (still bound by the server), and Django's server-side cursors (WITH HOLD) are off.
+    DATABASES["default"]["OPTIONS"] = {
+        "server_side_binding": True,
+        "prepare_threshold": None if DATABASE_TRANSACTION_POOLING else 5,
+    }
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = DATABASE_TRANSACTION_POOLING
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The web server's threads and the Celery worker write at once. WAL lets reads go on beside the one
     # writer; `timeout` makes a writer wait for the lock instead of failing; IMMEDIATE takes the write
@@ -149,15 +162,54 @@ STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise serves from finders; it only needs the directory
+# Uploaded documents go through Django's storage API (payments/documents.py). Every web node and
+# worker must see the same files: FILE_STORAGE=filesystem keeps them under MEDIA_ROOT (a path all
+# nodes mount), FILE_STORAGE=s3 in an S3-compatible bucket (django-storages; credentials from the
+# usual AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY variables or the host's role).
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", DATA_DIR / "media"))
+FILE_STORAGE = os.environ.get("FILE_STORAGE", "filesystem")
+if FILE_STORAGE == "filesystem":
+    _default_storage: dict = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+elif FILE_STORAGE == "s3":
+    if not os.environ.get("S3_BUCKET"):
+        raise ImproperlyConfigured("FILE_STORAGE=s3 needs S3_BUCKET")
+    _default_storage = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": os.environ["S3_BUCKET"],
+            "endpoint_url": os.environ.get("S3_ENDPOINT_URL") or None,
+            "region_name": os.environ.get("S3_REGION") or None,
+            "location": os.environ.get("S3_PREFIX", ""),
+            "default_acl": "private",
+            "file_overwrite": False,  # a second upload of a name gets its own name, as on a disk
+            "querystring_auth": True,
+        },
+    }
+else:
+    raise ImproperlyConfigured("FILE_STORAGE must be 'filesystem' or 's3'")
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": _default_storage,
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+
+# The cache (exchange rates, OIDC signing keys) must be one for all nodes: Redis at CACHE_URL
+# (default in production: the broker's Redis). Without Redis it is each process's own memory, which
+# only one node may use; a system check refuses that in production (project/checks.py).
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if (
+    not CACHE_URL
+    and PRODUCTION
+    and os.environ.get("CELERY_BROKER_URL", "").startswith(("redis://", "rediss://"))
+):
+    CACHE_URL = os.environ["CELERY_BROKER_URL"]
+if CACHE_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
-SESSION_ENGINE = "wallets.portal.session_store"  # Django's database sessions in fewer statements
+SESSION_ENGINE = "wallets.portal.session_store"  # Django's database sessions (any node reads them)
 SESSION_COOKIE_SECURE = PRODUCTION
 CSRF_COOKIE_SECURE = PRODUCTION
 SESSION_COOKIE_HTTPONLY = True
@@ -322,12 +374,42 @@ MAILERS = {
 }
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "no-reply@localhost")
 
+# Logs (README "Logs"): one JSON object a line in production (LOG_FORMAT=json; text in sandbox mode),
+# each with the request id of the request it belongs to, or of the request whose task it is
+# (django-log-request-id; project/request_ids.py carries it into Celery tasks). A request id sent in
+# X-Request-Id (e.g. by the load balancer) is used as is; otherwise one is made. Answers carry it.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "json" if PRODUCTION else "text")
+if LOG_FORMAT not in ("json", "text"):
+    raise ImproperlyConfigured("LOG_FORMAT must be 'json' or 'text'")
+LOG_REQUEST_ID_HEADER = "HTTP_X_REQUEST_ID"
+GENERATE_REQUEST_ID_IF_NOT_IN_HEADER = True
+REQUEST_ID_RESPONSE_HEADER = "X-Request-Id"
+NO_REQUEST_ID = "-"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    # Django logs the path of 4xx answers; on the hosted onboarding pages it holds the link's token.
-    "filters": {"onboarding_tokens": {"()": "payments.hosted.log_redaction.RedactOnboardingTokens"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["onboarding_tokens"]}},
+    "filters": {
+        # Django logs the path of 4xx answers; on the hosted onboarding pages it holds the link's token.
+        "onboarding_tokens": {"()": "payments.hosted.log_redaction.RedactOnboardingTokens"},
+        "request_id": {"()": "log_request_id.filters.RequestIDFilter"},
+    },
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "format": "{asctime}{levelname}{name}{message}{request_id}{process}",
+            "style": "{",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            "timestamp": False,
+        },
+        "text": {"format": "{levelname} {name} [{request_id}] {message}", "style": "{"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["onboarding_tokens", "request_id"],
+            "formatter": LOG_FORMAT,
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # httpx logs every webhook POST with its URL at INFO; attempts are in the delivery log instead.
     # axes: a version banner at every start and a line per admin sign-in; failures are warnings.
@@ -337,8 +419,14 @@ LOGGING = {
         "axes": {"level": "WARNING"},
         # waitress warns "Task queue depth is N" on every request that waits for a thread.
         "waitress.queue": {"level": "ERROR"},
+        # A line per task run (the due-steps relay runs every second); failures are errors.
+        "celery.app.trace": {"level": "WARNING"},
+        # Each failed readiness check is a warning with its traceback; the answer says which failed.
+        "health_check": {"level": "ERROR"},
     },
 }
+# The worker and beat log through the same handlers (JSON in production) instead of Celery's own.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = LOG_FORMAT == "text"
 
 # WebAuthn
 WEBAUTHN_RP_ID = os.environ.get("WEBAUTHN_RP_ID", "localhost")

@@ -8,6 +8,8 @@ from drf_spectacular.views import SpectacularAPIView
 from payments.api.errors import api_not_found, error_response
 from payments.errors import BadRequest, ServiceError
 from project.api_docs import ApiDocsView
+from project.health import liveness, readiness
+from project.metrics import metrics_view
 
 api_patterns = [
     path("", include("payments.api.urls")),
@@ -26,6 +28,10 @@ api_patterns = [
 ]
 
 urlpatterns = [
+    # Outside the versioned API, for the load balancer and the scraper (README "Running in production").
+    path("health/live", liveness, name="health-live"),
+    path("health/ready", readiness, name="health-ready"),
+    path("metrics", metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
     path(settings.API_PREFIX, include((api_patterns, "api"))),
     re_path(r"^api(?:/|$)", api_not_found),  # other versions, and the prefix without its slash

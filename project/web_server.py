@@ -29,3 +29,20 @@ def web_server_command(*, host: str, port: int | str, threads: int | str) -> lis
         "--asyncore-use-poll",  # select() stops at 1024 descriptors
         "project.wsgi:application",
     ]
+
+
+def main() -> None:
+    """`python -m project.web_server`: a web node of a deployment (README "Running in production"),
+    listening on HOST:PORT with WEB_THREADS threads."""
+    import os
+
+    argv = web_server_command(
+        host=os.environ.get("HOST", "127.0.0.1"),
+        port=os.environ.get("PORT", "8000"),
+        threads=os.environ.get("WEB_THREADS", "8"),
+    )
+    os.execv(argv[0], argv)  # noqa: S606 (our own interpreter, fixed arguments)
+
+
+if __name__ == "__main__":
+    main()

@@ -43,7 +43,8 @@ CONSENT = {
 }
 
 
-def _customer(n: int) -> dict:
+def customer_body(n: int) -> dict:
+    """A POST /customers body for an approved-looking individual (also the multi-node test's)."""
     return {
         "customerType": "INDIVIDUAL",
         "fullName": f"Soak Person {n} Smith",
@@ -103,7 +104,7 @@ class Load:
                 time.sleep(PAUSE)
 
     def _round(self, api: httpx.Client, n: int) -> None:
-        customer = self._count("POST /customers", api.post("/customers", json=_customer(n))).json()
+        customer = self._count("POST /customers", api.post("/customers", json=customer_body(n))).json()
         accounts = self._count(
             "GET /customers/internal-accounts",
             api.get("/customers/internal-accounts", params={"customerId": customer["id"]}),
