@@ -11,6 +11,7 @@ import os
 import secrets
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from celery.signals import before_task_publish, task_postrun, task_prerun
@@ -57,9 +58,17 @@ def test_liveness_answers_without_asking_anything(client):
     assert response.json() == {"status": "ok"}
 
 
+def _ready(client):
+    """GET /health/ready from a thread of its own, as a server's worker thread calls it: a browser test
+    earlier in this process may have left an event loop running on this one, which the async view's
+    AsyncToSync refuses."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(client.get, "/health/ready").result()
+
+
 @pytest.mark.django_db(transaction=True)
 def test_readiness_is_green_while_database_broker_and_cache_answer(client):
-    response = client.get("/health/ready")
+    response = _ready(client)
     assert response.status_code == 200, response.content
     assert response.json() == {"status": "ok", "checks": {"database": "ok", "broker": "ok", "cache": "ok"}}
 
@@ -69,7 +78,7 @@ def test_readiness_goes_red_when_the_broker_is_unreachable_and_says_nothing_more
     monkeypatch.setenv("CELERY_BROKER_URL", UNREACHABLE)  # Celery reads it before its settings
     monkeypatch.setitem(app.conf, "broker_url", UNREACHABLE)
     monkeypatch.setitem(app.conf, "broker_transport", None)
-    response = client.get("/health/ready")
+    response = _ready(client)
     assert response.status_code == 503
     assert response.json() == {
         "status": "unavailable",
@@ -84,7 +93,7 @@ def test_readiness_goes_red_when_the_cache_is_unreachable(client, settings):
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": UNREACHABLE}
     }
     try:
-        response = client.get("/health/ready")
+        response = _ready(client)
     finally:
         caches["default"].close()
     assert response.status_code == 503
