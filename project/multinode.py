@@ -536,7 +536,7 @@ def prepared_statements(cluster: Cluster, api: Api, report: Report) -> None:
                     q = api.quote(base, account, 100)
                     if q.status_code >= 300:
                         return str(q.status_code)
-                    return str(api.execute(base, q.json()["id"], f"prep-{uuid.uuid4()}").status_code)
+                    return str(api.execute(base, q.json()["id"], str(uuid.uuid4())).status_code)
                 except httpx.HTTPError as exc:
                     return type(exc).__name__
 
@@ -564,7 +564,7 @@ def money_races(api: Api, report: Report) -> None:
     say("1. money races across the three nodes")
     account = api.funded_account(_node(0), 1_000_000)
     quote = api.quote(_node(1), account, 10_000).json()
-    key = f"same-{uuid.uuid4()}"
+    key = str(uuid.uuid4())
     with ThreadPoolExecutor(50) as pool:
         answers = list(pool.map(lambda i: api.execute(_node(i), quote["id"], key), range(50)))
     statuses = Counter(a.status_code for a in answers)
@@ -588,7 +588,7 @@ def money_races(api: Api, report: Report) -> None:
         q = api.quote(_node(i), account, amount)
         if q.status_code >= 300:
             return q.status_code, None
-        e = api.execute(_node(i + 1), q.json()["id"], f"drain-{uuid.uuid4()}")
+        e = api.execute(_node(i + 1), q.json()["id"], str(uuid.uuid4()))
         return e.status_code, q.json()["transactionId"] if e.status_code < 300 else None
 
     started = time.monotonic()
@@ -663,7 +663,7 @@ def kill_under_load(cluster: Cluster, api: Api, report: Report) -> None:
             statuses[f"quote {q.status_code}"] += 1
             if q.status_code >= 300:
                 continue
-            key, answers = f"kill-{uuid.uuid4()}", []
+            key, answers = str(uuid.uuid4()), []
             for _ in range(6):
                 try:
                     e = api.execute(target(), q.json()["id"], key)
