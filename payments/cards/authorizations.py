@@ -36,6 +36,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
+from django.db.models import Sum
 
 from payments import clock, events, ids
 from payments.errors import BadRequest, InsufficientFunds, first_or_404
@@ -404,3 +405,22 @@ def card_return_reversal(*, platform: Platform, card_id: UUID, card_transaction_
     changes = {"refunded_amount": txn.refunded_amount + returned, "last_return_key": ""}
     _save(txn, Status.SETTLED, Status.SETTLED, changes)
     return txn
+
+
+# --- checks --------------------------------------------------------------------------------------
+
+
+def card_hold_mismatches() -> list[tuple[UUID, int, int]]:
+    """Internal accounts whose held amount differs from what their card transactions hold:
+    (account id, held on the ledger, held by card transactions). Empty when the holds reconcile."""
+    by_transactions = dict(
+        CardTransaction.objects.values("account").annotate(total=Sum("held")).values_list("account", "total")
+    )
+    ledger = dict(
+        LedgerAccount.objects.filter(kind=LedgerAccount.Kind.INTERNAL).values_list("internal_account", "held")
+    )
+    return [
+        (account, ledger.get(account, 0), by_transactions.get(account, 0))
+        for account in set(ledger) | set(by_transactions)
+        if ledger.get(account, 0) != by_transactions.get(account, 0)
+    ]

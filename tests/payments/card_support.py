@@ -31,7 +31,11 @@ def issue(api, customer: Customer, *accounts: InternalAccount, **body: Any) -> d
 def authorize(api, card: dict, amount: int, descriptor: str = "BLUE BOTTLE COFFEE SF", currency: str = "USD"):
     return api.post(
         f"/sandbox/cards/{card['id']}/simulate/authorization",
-        {"amount": amount, "currency": {"code": currency}, "merchant": {"descriptor": descriptor, "mcc": "5814"}},
+        {
+            "amount": amount,
+            "currency": {"code": currency},
+            "merchant": {"descriptor": descriptor, "mcc": "5814"},
+        },
     )
 
 

@@ -57,7 +57,7 @@ def test_issue_refusals(api, other_api):
     refused = api.post("/cards", body)
     assert (refused.status_code, refused.json()["code"]) == (400, "CARDHOLDER_KYC_NOT_APPROVED")
 
-    someone, theirs = cardholder(api)
+    _someone, theirs = cardholder(api)
     body = {"cardholderId": customer.public_id, "form": "VIRTUAL", "fundingSources": [theirs.public_id]}
     refused = api.post("/cards", body)
     assert (refused.status_code, refused.json()["code"]) == (400, "FUNDING_SOURCE_INELIGIBLE")
@@ -79,7 +79,11 @@ def test_issue_refusals(api, other_api):
         answer = api.post("/cards", {**body, "fundingSources": [account.public_id], **bad})
         assert (answer.status_code, answer.json()["code"]) == (400, "INVALID_INPUT"), bad
     # another platform's customer is not found; nothing was issued by any refusal
-    other_body = {"cardholderId": customer.public_id, "form": "VIRTUAL", "fundingSources": [account.public_id]}
+    other_body = {
+        "cardholderId": customer.public_id,
+        "form": "VIRTUAL",
+        "fundingSources": [account.public_id],
+    }
     assert other_api.post("/cards", other_body).status_code == 400
     assert not Card.objects.exists()
     assert api.get("/cards/Card:019542f5-b3e7-1d02-0000-000000000010").status_code == 404
@@ -171,7 +175,7 @@ def test_spending_limit_and_funding_sources(api):
 
 def test_funding_source_change_event(api):
     customer, account = cardholder(api)
-    other_customer, other = cardholder(api)
+    _other_customer, other = cardholder(api)
     card = issue(api, customer, account)
     refused = api.patch(f"/cards/{card['id']}", {"fundingSources": [other.public_id]})
     assert refused.json()["code"] == "FUNDING_SOURCE_INELIGIBLE"
