@@ -25,7 +25,7 @@ from payments.wire.time import utc_timestamp
 TAGS = ["Cards"]
 _operation = operations(TAGS)
 
-CardListResponseSerializer = page_of(CardSerializer, "CardListResponse")
+CardListResponseSerializer = page_of(CardSerializer, "CardListResponse", count_required=False)
 PLATFORM_STATES = [Card.State.ACTIVE, Card.State.FROZEN, Card.State.CLOSED]
 
 

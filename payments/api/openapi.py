@@ -129,8 +129,15 @@ ID_KINDS_BY_PATH = [
 ]
 
 
+# Where a parameter holds one of several kinds of id (the pattern takes either).
+ID_KINDS_BY_EXACT_PATH = {("/transactions/{transactionId}", "transactionId"): "Transaction|CardTransaction"}
+
+
 def id_kind(path: str, name: str) -> str | None:
-    """The kind of id (`Customer`, …) the path parameter `name` of `path` holds, if it holds one."""
+    """The kind of id (`Customer`, …) the path parameter `name` of `path` holds, if it holds one
+    (kinds separated by `|` where it holds one of several)."""
+    if (path, name) in ID_KINDS_BY_EXACT_PATH:
+        return ID_KINDS_BY_EXACT_PATH[(path, name)]
     for prefix, parameter, kind in ID_KINDS_BY_PATH:
         if parameter == name and path.startswith(prefix):
             return kind
@@ -191,10 +198,12 @@ def _declare_id_patterns(path: str, operation: dict[str, Any]) -> None:
             continue
         kind = id_kind(path, parameter["name"])
         if kind:
+            kinds = kind.split("|")
+            prefix = kind if len(kinds) == 1 else f"(?:{kind})"
             parameter["schema"] = {
                 "type": "string",
-                "pattern": f"^{kind}:{UUID_PATTERN}$",
-                "examples": [f"{kind}:019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"],
+                "pattern": f"^{prefix}:{UUID_PATTERN}$",
+                "examples": [f"{k}:019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b" for k in kinds],
             }
 
 

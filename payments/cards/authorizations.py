@@ -36,10 +36,10 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import QuerySet, Sum
 
 from payments import clock, events, ids
-from payments.errors import BadRequest, InsufficientFunds, first_or_404
+from payments.errors import BadRequest, InsufficientFunds, InvalidInput, first_or_404
 from payments.ledger import (
     Leg,
     ledger_hold,
@@ -424,3 +424,32 @@ def card_hold_mismatches() -> list[tuple[UUID, int, int]]:
         for account in set(ledger) | set(by_transactions)
         if ledger.get(account, 0) != by_transactions.get(account, 0)
     ]
+
+
+# --- reads ---------------------------------------------------------------------------------------
+
+# Filters of GET /transactions?type=CARD (keys as `payments.transactions.transaction_list` names them).
+CARD_TRANSACTION_LOOKUPS = {
+    "customer_id": "customer_id",
+    "platform_customer_id": "platform_customer_id",
+    "status": "status",
+    "start": "created_at__gte",
+    "end": "created_at__lte",
+}
+
+
+def card_transaction_get(*, platform: Platform, card_transaction_id: UUID) -> CardTransaction:
+    return first_or_404(
+        CardTransaction.objects.for_platform(platform).filter(pk=card_transaction_id), "Transaction"
+    )
+
+
+def card_transaction_list(*, platform: Platform, filters: Mapping[str, Any]) -> QuerySet[CardTransaction]:
+    """The platform's card transactions matching `filters` (CARD_TRANSACTION_LOOKUPS; `type` is CARD)."""
+    unsupported = sorted(set(filters) - set(CARD_TRANSACTION_LOOKUPS) - {"type"})
+    if unsupported:
+        raise InvalidInput(
+            f"These filters do not apply to card transactions: {', '.join(unsupported)}", filters=unsupported
+        )
+    rows = CardTransaction.objects.for_platform(platform)
+    return rows.filter(**{CARD_TRANSACTION_LOOKUPS[k]: v for k, v in filters.items() if k != "type"})

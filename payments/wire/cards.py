@@ -102,26 +102,15 @@ class CardMerchantSerializer(serializers.Serializer):
         ref_name = "CardMerchant"
 
 
-class _SummarySerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    totalAmount = serializers.IntegerField()
+def _summary(name: str, **extra: serializers.Field) -> type[serializers.Serializer]:
+    """The component `name`: a count of a card transaction's events of one kind and their total."""
+    fields = {"count": serializers.IntegerField(), "totalAmount": serializers.IntegerField(), **extra}
+    return type(name, (serializers.Serializer,), {**fields, "Meta": type("Meta", (), {"ref_name": name})})
 
 
-class CardPullSummarySerializer(_SummarySerializer):
-    pendingCount = serializers.IntegerField(required=False)
-
-    class Meta:
-        ref_name = "CardPullSummary"
-
-
-class CardRefundSummarySerializer(_SummarySerializer):
-    class Meta:
-        ref_name = "CardRefundSummary"
-
-
-class CardSettlementSummarySerializer(_SummarySerializer):
-    class Meta:
-        ref_name = "CardSettlementSummary"
+CardPullSummarySerializer = _summary("CardPullSummary", pendingCount=serializers.IntegerField(required=False))
+CardRefundSummarySerializer = _summary("CardRefundSummary")
+CardSettlementSummarySerializer = _summary("CardSettlementSummary")
 
 
 class CardTransactionSerializer(serializers.Serializer):

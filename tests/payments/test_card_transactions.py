@@ -239,3 +239,23 @@ def test_funding_sources_are_tried_in_priority_order(api):
     fund(account, 1)
     authorize(api, card, 1)
     assert CardTransaction.objects.count() == 2
+
+
+def test_card_transactions_are_listed_and_read_under_transactions(api, other_api, setup):
+    customer, _account, card = setup
+    authorize(api, card, 100)
+    authorize(api, card, 200)
+    first, second = CardTransaction.objects.order_by("pk")
+    _simulate(api, card, "clearing", {"cardTransactionId": first.public_id, "amount": 100})
+    page = api.get("/transactions", {"type": "CARD"}).json()
+    assert [t["id"] for t in page["data"]] == [second.public_id, first.public_id]
+    assert page["totalCount"] == 2 and all(t["type"] == "CARD" for t in page["data"])
+    reference_validator("TransactionListResponse").validate(page)
+    only = api.get("/transactions", {"type": "CARD", "status": "SETTLED", "customerId": customer.public_id})
+    assert [t["id"] for t in only.json()["data"]] == [first.public_id]
+    assert api.get("/transactions", {"type": "CARD", "reference": "x"}).status_code == 400
+    one = api.get(f"/transactions/{first.public_id}")
+    assert one.status_code == 200 and one.json()["settledAmount"]["amount"] == 100
+    reference_validator("TransactionOneOf").validate(one.json())
+    assert other_api.get(f"/transactions/{first.public_id}").status_code == 404
+    assert other_api.get("/transactions", {"type": "CARD"}).json()["data"] == []
