@@ -31,7 +31,7 @@ urlpatterns = [
     path(settings.API_PREFIX, include((api_patterns, "api"))),
     re_path(r"^api(?:/|$)", api_not_found),  # other versions, and the prefix without its slash
     path("onboarding/", include("payments.hosted.urls")),
-    path("cards/reveal/<str:token>", card_reveal_view, name="card-reveal"),
+    path("cards/embed/<str:token>", card_reveal_view, name="card-reveal"),
     path("", include("wallets.portal.urls")),  # the end-user portal (its home is the site root)
 ]
 
