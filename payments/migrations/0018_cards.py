@@ -7,153 +7,259 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('payments', '0017_transaction_settlement_hash'),
+        ("payments", "0017_transaction_settlement_hash"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Card',
+            name="Card",
             fields=[
-                ('id', models.UUIDField(default=payments.ids.uuid7, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(default=payments.clock.now, editable=False)),
-                ('updated_at', models.DateTimeField(default=payments.clock.now)),
-                ('platform_card_id', models.CharField(max_length=255)),
-                ('status', models.CharField(choices=[('PENDING_KYC', 'Pending Kyc'), ('PROCESSING', 'Processing'), ('ACTIVE', 'Active'), ('FROZEN', 'Frozen'), ('CLOSED', 'Closed')], max_length=16)),
-                ('state_reason', models.CharField(blank=True, choices=[('ISSUER_REJECTED', 'Issuer Rejected'), ('CLOSED_BY_PLATFORM', 'Closed By Platform'), ('CLOSED_BY_SERVICE', 'Closed By Service')], max_length=24)),
-                ('brand', models.CharField(choices=[('VISA', 'Visa'), ('MASTERCARD', 'Mastercard')], max_length=16)),
-                ('form', models.CharField(choices=[('VIRTUAL', 'Virtual')], max_length=16)),
-                ('currency', models.CharField(max_length=8)),
-                ('last4', models.CharField(max_length=4)),
-                ('exp_month', models.PositiveSmallIntegerField()),
-                ('exp_year', models.PositiveSmallIntegerField()),
-                ('max_spend_per_transaction', models.BigIntegerField(blank=True, null=True)),
-                ('processor_ref', models.CharField(max_length=64)),
-                ('issuer_ref', models.CharField(max_length=64)),
-                ('secrets_sealed', models.TextField()),
+                (
+                    "id",
+                    models.UUIDField(
+                        default=payments.ids.uuid7, editable=False, primary_key=True, serialize=False
+                    ),
+                ),
+                ("created_at", models.DateTimeField(default=payments.clock.now, editable=False)),
+                ("updated_at", models.DateTimeField(default=payments.clock.now)),
+                ("platform_card_id", models.CharField(max_length=255)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("PENDING_KYC", "Pending Kyc"),
+                            ("PROCESSING", "Processing"),
+                            ("ACTIVE", "Active"),
+                            ("FROZEN", "Frozen"),
+                            ("CLOSED", "Closed"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "state_reason",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("ISSUER_REJECTED", "Issuer Rejected"),
+                            ("CLOSED_BY_PLATFORM", "Closed By Platform"),
+                            ("CLOSED_BY_SERVICE", "Closed By Service"),
+                        ],
+                        max_length=24,
+                    ),
+                ),
+                (
+                    "brand",
+                    models.CharField(choices=[("VISA", "Visa"), ("MASTERCARD", "Mastercard")], max_length=16),
+                ),
+                ("form", models.CharField(choices=[("VIRTUAL", "Virtual")], max_length=16)),
+                ("currency", models.CharField(max_length=8)),
+                ("last4", models.CharField(max_length=4)),
+                ("exp_month", models.PositiveSmallIntegerField()),
+                ("exp_year", models.PositiveSmallIntegerField()),
+                ("max_spend_per_transaction", models.BigIntegerField(blank=True, null=True)),
+                ("processor_ref", models.CharField(max_length=64)),
+                ("issuer_ref", models.CharField(max_length=64)),
+                ("secrets_sealed", models.TextField()),
             ],
         ),
         migrations.CreateModel(
-            name='CardFundingSource',
+            name="CardFundingSource",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveSmallIntegerField()),
             ],
             options={
-                'ordering': ['card', 'position'],
+                "ordering": ["card", "position"],
             },
         ),
         migrations.CreateModel(
-            name='CardTransaction',
+            name="CardTransaction",
             fields=[
-                ('id', models.UUIDField(default=payments.ids.uuid7, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(default=payments.clock.now, editable=False)),
-                ('updated_at', models.DateTimeField(default=payments.clock.now)),
-                ('platform_customer_id', models.CharField(blank=True, max_length=255)),
-                ('status', models.CharField(choices=[('AUTHORIZED', 'Authorized'), ('PARTIALLY_SETTLED', 'Partially Settled'), ('SETTLED', 'Settled'), ('REFUNDED', 'Refunded'), ('EXCEPTION', 'Exception')], max_length=20)),
-                ('kind', models.CharField(default='AUTHORIZATION', max_length=40)),
-                ('direction', models.CharField(default='DEBIT', max_length=8)),
-                ('merchant', models.JSONField()),
-                ('currency', models.CharField(max_length=8)),
-                ('authorized_amount', models.BigIntegerField()),
-                ('held', models.BigIntegerField(default=0)),
-                ('settled_amount', models.BigIntegerField(default=0)),
-                ('refunded_amount', models.BigIntegerField(default=0)),
-                ('settlement_count', models.PositiveIntegerField(default=0)),
-                ('refund_count', models.PositiveIntegerField(default=0)),
-                ('pull_count', models.PositiveIntegerField(default=0)),
-                ('pull_total', models.BigIntegerField(default=0)),
-                ('issuer_transaction_token', models.CharField(max_length=64)),
-                ('last_return_key', models.CharField(blank=True, max_length=120)),
-                ('authorized_at', models.DateTimeField()),
-                ('last_event_at', models.DateTimeField(blank=True, null=True)),
+                (
+                    "id",
+                    models.UUIDField(
+                        default=payments.ids.uuid7, editable=False, primary_key=True, serialize=False
+                    ),
+                ),
+                ("created_at", models.DateTimeField(default=payments.clock.now, editable=False)),
+                ("updated_at", models.DateTimeField(default=payments.clock.now)),
+                ("platform_customer_id", models.CharField(blank=True, max_length=255)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("AUTHORIZED", "Authorized"),
+                            ("PARTIALLY_SETTLED", "Partially Settled"),
+                            ("SETTLED", "Settled"),
+                            ("REFUNDED", "Refunded"),
+                            ("EXCEPTION", "Exception"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("kind", models.CharField(default="AUTHORIZATION", max_length=40)),
+                ("direction", models.CharField(default="DEBIT", max_length=8)),
+                ("merchant", models.JSONField()),
+                ("currency", models.CharField(max_length=8)),
+                ("authorized_amount", models.BigIntegerField()),
+                ("held", models.BigIntegerField(default=0)),
+                ("settled_amount", models.BigIntegerField(default=0)),
+                ("refunded_amount", models.BigIntegerField(default=0)),
+                ("settlement_count", models.PositiveIntegerField(default=0)),
+                ("refund_count", models.PositiveIntegerField(default=0)),
+                ("pull_count", models.PositiveIntegerField(default=0)),
+                ("pull_total", models.BigIntegerField(default=0)),
+                ("issuer_transaction_token", models.CharField(max_length=64)),
+                ("last_return_key", models.CharField(blank=True, max_length=120)),
+                ("authorized_at", models.DateTimeField()),
+                ("last_event_at", models.DateTimeField(blank=True, null=True)),
             ],
         ),
         migrations.AddField(
-            model_name='ledgeraccount',
-            name='held',
+            model_name="ledgeraccount",
+            name="held",
             field=models.BigIntegerField(default=0),
         ),
         migrations.AlterField(
-            model_name='ledgerjournal',
-            name='kind',
-            field=models.CharField(choices=[('FUNDING', 'Funding'), ('DEBIT', 'Debit'), ('DELIVERY', 'Delivery'), ('PULL', 'Pull'), ('INCOMING', 'Incoming'), ('REFUND', 'Refund'), ('RETURN', 'Return'), ('CARD_SETTLEMENT', 'Card Settlement'), ('CARD_RETURN', 'Card Return')], max_length=16),
+            model_name="ledgerjournal",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("FUNDING", "Funding"),
+                    ("DEBIT", "Debit"),
+                    ("DELIVERY", "Delivery"),
+                    ("PULL", "Pull"),
+                    ("INCOMING", "Incoming"),
+                    ("REFUND", "Refund"),
+                    ("RETURN", "Return"),
+                    ("CARD_SETTLEMENT", "Card Settlement"),
+                    ("CARD_RETURN", "Card Return"),
+                ],
+                max_length=16,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='ledgeraccount',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('held__gte', 0), ('balance__gte', models.F('held'))), models.Q(('kind', 'INTERNAL'), _negated=True), _connector='OR'), name='ledger_internal_available_not_negative'),
+            model_name="ledgeraccount",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("held__gte", 0), ("balance__gte", models.F("held"))),
+                    models.Q(("kind", "INTERNAL"), _negated=True),
+                    _connector="OR",
+                ),
+                name="ledger_internal_available_not_negative",
+            ),
         ),
         migrations.AddField(
-            model_name='card',
-            name='customer',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='cards', to='payments.customer'),
+            model_name="card",
+            name="customer",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="cards", to="payments.customer"
+            ),
         ),
         migrations.AddField(
-            model_name='card',
-            name='platform',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='payments.platform'),
+            model_name="card",
+            name="platform",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="+", to="payments.platform"
+            ),
         ),
         migrations.AddField(
-            model_name='cardfundingsource',
-            name='account',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='payments.internalaccount'),
+            model_name="cardfundingsource",
+            name="account",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="+", to="payments.internalaccount"
+            ),
         ),
         migrations.AddField(
-            model_name='cardfundingsource',
-            name='card',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='funding_links', to='payments.card'),
+            model_name="cardfundingsource",
+            name="card",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="funding_links", to="payments.card"
+            ),
         ),
         migrations.AddField(
-            model_name='cardtransaction',
-            name='account',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='payments.internalaccount'),
+            model_name="cardtransaction",
+            name="account",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="+", to="payments.internalaccount"
+            ),
         ),
         migrations.AddField(
-            model_name='cardtransaction',
-            name='card',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='transactions', to='payments.card'),
+            model_name="cardtransaction",
+            name="card",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="transactions", to="payments.card"
+            ),
         ),
         migrations.AddField(
-            model_name='cardtransaction',
-            name='customer',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='payments.customer'),
+            model_name="cardtransaction",
+            name="customer",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="+", to="payments.customer"
+            ),
         ),
         migrations.AddField(
-            model_name='cardtransaction',
-            name='platform',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='payments.platform'),
+            model_name="cardtransaction",
+            name="platform",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="+", to="payments.platform"
+            ),
         ),
         migrations.AddIndex(
-            model_name='card',
-            index=models.Index(fields=['platform', 'customer', 'id'], name='card_platform_customer'),
+            model_name="card",
+            index=models.Index(fields=["platform", "customer", "id"], name="card_platform_customer"),
         ),
         migrations.AddConstraint(
-            model_name='card',
-            constraint=models.UniqueConstraint(fields=('platform', 'platform_card_id'), name='card_platform_card_id_unique'),
+            model_name="card",
+            constraint=models.UniqueConstraint(
+                fields=("platform", "platform_card_id"), name="card_platform_card_id_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='card',
-            constraint=models.CheckConstraint(condition=models.Q(('max_spend_per_transaction__isnull', True), ('max_spend_per_transaction__gte', 1), _connector='OR'), name='card_max_spend_positive'),
+            model_name="card",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("max_spend_per_transaction__isnull", True),
+                    ("max_spend_per_transaction__gte", 1),
+                    _connector="OR",
+                ),
+                name="card_max_spend_positive",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='cardfundingsource',
-            constraint=models.UniqueConstraint(fields=('card', 'position'), name='card_funding_source_position_unique'),
+            model_name="cardfundingsource",
+            constraint=models.UniqueConstraint(
+                fields=("card", "position"), name="card_funding_source_position_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='cardfundingsource',
-            constraint=models.UniqueConstraint(fields=('card', 'account'), name='card_funding_source_account_unique'),
+            model_name="cardfundingsource",
+            constraint=models.UniqueConstraint(
+                fields=("card", "account"), name="card_funding_source_account_unique"
+            ),
         ),
         migrations.AddIndex(
-            model_name='cardtransaction',
-            index=models.Index(fields=['platform', 'card', 'id'], name='card_txn_platform_card'),
+            model_name="cardtransaction",
+            index=models.Index(fields=["platform", "card", "id"], name="card_txn_platform_card"),
         ),
         migrations.AddConstraint(
-            model_name='cardtransaction',
-            constraint=models.CheckConstraint(condition=models.Q(('held__gte', 0)), name='card_transaction_held_not_negative'),
+            model_name="cardtransaction",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("held__gte", 0)), name="card_transaction_held_not_negative"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='cardtransaction',
-            constraint=models.CheckConstraint(condition=models.Q(('refunded_amount__lte', models.F('settled_amount'))), name='card_transaction_refund_within_settled'),
+            model_name="cardtransaction",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("refunded_amount__lte", models.F("settled_amount"))),
+                name="card_transaction_refund_within_settled",
+            ),
         ),
     ]
