@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from payments import ids
-from payments.models import Card, CardTransaction
+from payments.models import Card, CardTransaction, Transaction
 from payments.wire.ids import PublicIdField
 from payments.wire.money import CurrencyAmountSerializer, currency_amount
 from payments.wire.time import UtcDateTimeField, utc_timestamp
@@ -121,7 +121,7 @@ class CardTransactionSerializer(serializers.Serializer):
     platformCustomerId = serializers.CharField()
     issuerTransactionToken = serializers.CharField(required=False)
     status = serializers.ChoiceField(choices=CardTransaction.Status.choices)
-    direction = serializers.ChoiceField(choices=["CREDIT", "DEBIT"])
+    direction = serializers.ChoiceField(choices=Transaction.Direction.choices)  # the same enum
     merchant = CardMerchantSerializer()
     authorizedAmount = CurrencyAmountSerializer()
     settledAmount = CurrencyAmountSerializer(required=False)
