@@ -23,7 +23,7 @@ from django.db.models import QuerySet
 from payments import currencies, events
 from payments.models import Customer, InternalAccount, Platform
 from payments.state_machines import StateMachine
-from payments.wire.accounts import internal_account_funding_instructions
+from payments.wire.accounts import internal_account_funding_instructions, render_internal_account
 
 # The currency an embedded (self-custodial) Global Account wallet holds.
 EMBEDDED_WALLET_CURRENCY = "USDC"
@@ -128,6 +128,20 @@ def account_balance(account: InternalAccount) -> int:
     from payments.ledger import ledger_balance
 
     return ledger_balance(account)
+
+
+def account_balances(account: InternalAccount) -> tuple[int, int]:
+    """The account's (balance, held): what card authorizations hold of its balance is not available
+    to spend (`payments.ledger.ledger_hold`)."""
+    from payments.ledger import ledger_balances
+
+    return ledger_balances(account)
+
+
+def account_rendered(account: InternalAccount) -> dict:
+    """The account as GET shows it, with its balances read now."""
+    balance, held = account_balances(account)
+    return render_internal_account(account, balance=balance, held=held)
 
 
 Status = InternalAccount.Status

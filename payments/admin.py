@@ -6,8 +6,10 @@ from django.utils.html import format_html
 # admin_review holds the customer review (queue, documents, approve/reject); importing it registers it.
 # money_admin holds the read-only transaction and ledger pages; importing it registers them.
 # sca_admin holds the read-only Strong Customer Authentication pages.
+# card_admin holds the card and card-transaction pages (staff may freeze a card).
 from payments import (
     admin_review,  # noqa: F401
+    card_admin,  # noqa: F401
     money_admin,  # noqa: F401
     sca_admin,  # noqa: F401
 )

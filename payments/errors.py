@@ -189,3 +189,30 @@ class SwitchError(
 
 
 class NotImplementedByService(ServiceError, status=501, code="NOT_IMPLEMENTED", message="Not supported"): ...
+
+
+# --- cards ------------------------------------------------------------------------------------------
+
+
+class CardholderKycNotApproved(
+    ServiceError,
+    status=400,
+    code="CARDHOLDER_KYC_NOT_APPROVED",
+    message="The cardholder's KYC status is not APPROVED, so a card cannot be issued",
+): ...
+
+
+class FundingSourceIneligible(
+    ServiceError,
+    status=400,
+    code="FUNDING_SOURCE_INELIGIBLE",
+    message="A funding source does not belong to the cardholder or is not in a card-eligible currency",
+): ...
+
+
+class CardAlreadyClosed(Conflict, code="CARD_ALREADY_CLOSED", message="The card is already CLOSED"): ...
+
+
+class CardNotMutable(
+    Conflict, code="CARD_NOT_MUTABLE", message="The card is CLOSED, so it can no longer be changed"
+): ...

@@ -12,11 +12,12 @@ from uuid import UUID
 
 from django.db import transaction
 
-from payments.models import Customer, CustomerStatus, InternalAccount, Verification
+from payments.models import Card, CardTransaction, Customer, CustomerStatus, InternalAccount, Verification
 from payments.query_plans import plan_first
 from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit, webhook_rewrite
 from payments.wire.accounts import render_internal_account
+from payments.wire.cards import render_card, render_card_transaction
 from payments.wire.customers import render_customer
 from payments.wire.verifications import VerificationSerializer
 
@@ -106,10 +107,10 @@ def _account_rows(account_id: UUID):
 
 
 def internal_account_balances_changed(
-    balances: Mapping[UUID, int], *, accounts: Iterable[InternalAccount] = ()
+    balances: Mapping[UUID, tuple[int, int]], *, accounts: Iterable[InternalAccount] = ()
 ) -> None:
     """`INTERNAL_ACCOUNT.BALANCE_UPDATED` with the account as GET shows it, once per account per
-    database transaction: a second change in the same transaction rewrites the event the first wrote,
+    database transaction (`balances`: the new (balance, held) of each): a second change in the same transaction rewrites the event the first wrote,
     so the event carries the balance that commits. Called by the ledger with the new balance of every
     internal account a posting changed, also when the platform has no webhook endpoint: the outbox
     records those as FAILED. An account not among `accounts` (loaded with their platform) is read
@@ -117,14 +118,37 @@ def internal_account_balances_changed(
     event_type = WebhookType.INTERNAL_ACCOUNT_BALANCE_UPDATED
     known = {account.pk: account for account in accounts}
     pending: dict[UUID, UUID] | None = None
-    for account_id, balance in sorted(balances.items()):
+    for account_id, (balance, held) in sorted(balances.items()):
         account = known.get(account_id) or plan_first("balance-event-account", _account_rows, account_id)
         if account is None:
             continue
         if pending is None:
             pending = _balance_events()
-        data = render_internal_account(account, balance=balance)
+        data = render_internal_account(account, balance=balance, held=held)
         earlier = pending.get(account.pk)
         if earlier is not None and webhook_rewrite(event_id=earlier, type=event_type, data=data):
             continue
         pending[account.pk] = webhook_emit(platform=account.platform, type=event_type, data=data).pk
+
+
+# --- cards ---------------------------------------------------------------------------------------
+
+
+def card_state_changed(card: Card) -> None:
+    """`CARD.STATE_CHANGE` with the card as GET shows it."""
+    webhook_emit(platform=card.platform, type=WebhookType.CARD_STATE_CHANGE, data=render_card(card))
+
+
+def card_funding_sources_changed(card: Card) -> None:
+    """`CARD.FUNDING_SOURCE_CHANGE` with the card and its new ordered `fundingSources`."""
+    webhook_emit(platform=card.platform, type=WebhookType.CARD_FUNDING_SOURCE_CHANGE, data=render_card(card))
+
+
+def card_transaction_changed(txn: CardTransaction, *, event: str) -> None:
+    """`CARD_TRANSACTION.<event>` (AUTHORIZED, PARTIALLY_SETTLED, SETTLED, REFUNDED, EXCEPTION) with the
+    card transaction as the reference renders it."""
+    webhook_emit(
+        platform=txn.platform,
+        type=WebhookType(f"CARD_TRANSACTION.{event}"),
+        data=render_card_transaction(txn),
+    )

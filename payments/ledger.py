@@ -157,16 +157,38 @@ def _merged(legs: Iterable[Leg]) -> list[Leg]:
     return [leg for leg in by_account.values() if leg.amount]
 
 
-_BALANCE_ADD = "UPDATE payments_ledgeraccount SET balance = balance + %s WHERE id = %s AND balance >= %s RETURNING balance"
+_BALANCE_ADD = (
+    "UPDATE payments_ledgeraccount SET balance = balance + %s WHERE id = %s AND balance - held >= %s "
+    "RETURNING balance, held"
+)
+_HELD_ADD = (
+    "UPDATE payments_ledgeraccount SET held = held + %s WHERE id = %s AND balance - held >= %s "
+    "AND held + %s >= 0 RETURNING balance, held"
+)
 
 
-def _balance_add(pk: int, amount: int) -> int | None:
-    """Add `amount` to an internal account's balance row unless that takes it below zero: the one
-    conditional UPDATE (it takes the row lock). The new balance, or None when the funds are not there."""
+def _row_add(statement: str, params: list[int]) -> tuple[int, int] | None:
     with connections[router.db_for_write(LedgerAccount)].cursor() as cursor:
-        cursor.execute(_BALANCE_ADD, [amount, pk, -amount])
+        cursor.execute(statement, params)
         row = cursor.fetchone()
-    return None if row is None else row[0]
+    return None if row is None else (row[0], row[1])
+
+
+def _balance_add(pk: int, amount: int) -> tuple[int, int] | None:
+    """Add `amount` to an internal account's balance row unless that takes its available balance
+    (balance - held) below zero: the one conditional UPDATE (it takes the row lock). The new
+    (balance, held), or None when the funds are not there."""
+    return _row_add(_BALANCE_ADD, [amount, pk, -amount])
+
+
+def _insufficient(pk: int, required: int) -> InsufficientFunds:
+    account = LedgerAccount.objects.get(pk=pk)
+    return InsufficientFunds(
+        accountId=ids.render("InternalAccount", account.internal_account_id),
+        available=account.balance - account.held,
+        required=required,
+        currency=account.currency,
+    )
 
 
 @transaction.atomic(savepoint=False)
@@ -198,13 +220,7 @@ def ledger_post(
     for pk, internal_account_id, amount in internal:
         balances[internal_account_id] = _balance_add(pk, amount)
         if balances[internal_account_id] is None:
-            account = LedgerAccount.objects.get(pk=pk)
-            raise InsufficientFunds(
-                accountId=ids.render("InternalAccount", account.internal_account_id),
-                available=account.balance,
-                required=-amount,
-                currency=account.currency,
-            )
+            raise _insufficient(pk, -amount)
     journal = LedgerJournal(
         platform_id=platform_id, kind=kind, key=key, transaction=txn, description=description[:255]
     )
@@ -272,6 +288,26 @@ def ledger_reverse(
     )
 
 
+# --- holds ----------------------------------------------------------------------------------------
+
+
+def ledger_hold(internal_account: InternalAccount, amount: int) -> None:
+    """Hold `amount` more (negative: release that much) of the internal account's balance, inside the
+    caller's transaction: its available balance (balance - held) drops, its balance does not. One
+    conditional UPDATE, which takes the account's row lock, so racing holds cannot together hold more
+    than the balance. Raises InsufficientFunds when the available balance does not cover a hold (the
+    caller's transaction then rolls back). Records INTERNAL_ACCOUNT.BALANCE_UPDATED."""
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise TypeError(f"a hold is an integer of smallest units, not {amount!r}")
+    if amount == 0:
+        return
+    account = ledger_internal_account(internal_account)
+    row = _row_add(_HELD_ADD, [amount, account.pk, max(amount, 0), amount])
+    if row is None:
+        raise _insufficient(account.pk, amount)
+    internal_account_balances_changed({internal_account.pk: row}, accounts=[internal_account])
+
+
 # --- reading --------------------------------------------------------------------------------------
 
 
@@ -283,6 +319,14 @@ def ledger_balance(internal_account: InternalAccount) -> int:
         .first()
     )
     return balance or 0
+
+
+def ledger_balances(internal_account: InternalAccount) -> tuple[int, int]:
+    """The internal account's (balance, held): its available balance is the difference."""
+    row = (
+        LedgerAccount.objects.filter(internal_account=internal_account).values_list("balance", "held").first()
+    )
+    return row or (0, 0)
 
 
 def ledger_posting_sum(account: LedgerAccount) -> int:

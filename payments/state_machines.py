@@ -2,8 +2,9 @@
 
 Every status that moves is a `StateMachine` built from a dict of allowed moves: quotes
 (`quote_status`), transactions, customer verification (`customers`), external accounts, wallet
-ownership challenges (`ownership`), SCA challenges (`sca.challenges`), 2FA resets (`sca.resets`) and
-signed-retry requests (`wallets/signed_retry.py`). Its `move` is the one way a row's status changes: it
+ownership challenges (`ownership`), SCA challenges (`sca.challenges`), 2FA resets (`sca.resets`),
+signed-retry requests (`wallets/signed_retry.py`), cards (`cards.issuing`: the issuer's and the platform's
+moves) and card transactions (`cards.authorizations`). Its `move` is the one way a row's status changes: it
 locks the row (the caller may hold the lock already), does nothing when the row is already in the
 target status, raises `IllegalTransition` (409 INVALID_STATE_TRANSITION) for a move the table does not
 allow, and writes the status with `updated_at` and any other changes.

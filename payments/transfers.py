@@ -11,7 +11,7 @@ when the request names no `amount`, which the reference allows for both.
 from __future__ import annotations
 
 from payments import ids
-from payments.accounts import account_balance
+from payments.accounts import account_balances
 from payments.errors import FieldError, InsufficientFunds, InvalidInput
 from payments.models import InternalAccount, Platform
 
@@ -43,7 +43,8 @@ def transfer_out_amount(*, platform: Platform, source_account_id: str, amount: i
         raise InvalidInput(
             errors=[FieldError("source.accountId", "is not an internal account of this platform", {})]
         )
-    balance = account_balance(account)
+    total, held = account_balances(account)
+    balance = total - held
     if balance <= 0:
         raise InsufficientFunds(
             f"The source account {account.public_id} has no balance to transfer; without an amount, "

@@ -564,4 +564,6 @@ SECURE_CSP = {
     "base-uri": [CSP.NONE],
     "frame-ancestors": [CSP.NONE],
     "form-action": [CSP.SELF, *CSP_FORM_ACTION],
+    # The portal's Cards page frames the service's card-details page (payments/cards/views.py).
+    "frame-src": [CSP.SELF, *filter(None, [url_origin(PORTAL_SERVICE_BASE_URL)])],
 }

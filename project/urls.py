@@ -6,6 +6,7 @@ from django.views.defaults import bad_request, page_not_found, server_error
 from drf_spectacular.views import SpectacularAPIView
 
 from payments.api.errors import api_not_found, error_response
+from payments.cards.views import card_reveal_view
 from payments.errors import BadRequest, ServiceError
 from project.api_docs import ApiDocsView
 from project.health import liveness, readiness
@@ -36,6 +37,7 @@ urlpatterns = [
     path(settings.API_PREFIX, include((api_patterns, "api"))),
     re_path(r"^api(?:/|$)", api_not_found),  # other versions, and the prefix without its slash
     path("onboarding/", include("payments.hosted.urls")),
+    path("cards/embed/<str:token>", card_reveal_view, name="card-reveal"),
     path("", include("wallets.portal.urls")),  # the end-user portal (its home is the site root)
 ]
 

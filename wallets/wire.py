@@ -11,9 +11,8 @@ from typing import Any
 from rest_framework import serializers
 
 from payments import ids
-from payments.accounts import account_balance
+from payments.accounts import account_rendered
 from payments.models import InternalAccount
-from payments.wire.accounts import render_internal_account
 from payments.wire.ids import PublicIdField
 from payments.wire.signed_requests import SignedRequestChallengeSerializer
 from payments.wire.time import UtcDateTimeField, utc_timestamp
@@ -102,4 +101,4 @@ def auth_session(session: AuthSession, *, encrypted_key: str | None = None) -> d
 
 
 def internal_account(account: InternalAccount) -> dict[str, Any]:
-    return render_internal_account(account, balance=account_balance(account))
+    return account_rendered(account)

@@ -8,13 +8,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.accounts import account_balance, customer_internal_account_list, platform_internal_account_list
+from payments.accounts import account_rendered, customer_internal_account_list, platform_internal_account_list
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import parse_query
 from payments.api.schema import operations
 from payments.errors import FieldError, InvalidInput
 from payments.models import InternalAccount
-from payments.wire.accounts import InternalAccountSerializer, render_internal_account
+from payments.wire.accounts import InternalAccountSerializer
 from payments.wire.pages import page_of
 
 TAGS = ["Internal Accounts"]
@@ -22,7 +22,7 @@ _operation = operations(TAGS)
 
 
 def render_account(account: InternalAccount) -> dict[str, Any]:
-    return render_internal_account(account, balance=account_balance(account))
+    return account_rendered(account)
 
 
 InternalAccountListResponseSerializer = page_of(InternalAccountSerializer, "InternalAccountListResponse")

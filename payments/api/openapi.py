@@ -48,6 +48,11 @@ ERRORS: dict[str, tuple[int, ...]] = {
     "updateBeneficialOwner": (409, 410),
     "updatePlatformConfig": (501,),
     "listCustomers": (405,),
+    "createCard": (501,),
+    "listCards": (501,),
+    "getCardById": (501,),
+    "updateCardById": (409, 501),
+    "revealCard": (501,),
     "createCustomer": (405, 409, 501),
     "updateCustomerById": (409, 410, 424),
     "getCustomerById": (410,),
@@ -117,13 +122,22 @@ ID_KINDS_BY_PATH = [
     ("/auth/credentials/{id}", "id", "AuthMethod"),
     ("/auth/sessions/{id}", "id", "Session"),
     ("/internal-accounts/{id}", "id", "InternalAccount"),
+    ("/cards/{id}", "id", "Card"),
+    ("/sandbox/cards/{id}", "id", "Card"),
     ("/sandbox/internal-accounts/{accountId}", "accountId", "InternalAccount"),
     ("/receiver/external-account/{accountId}", "accountId", "ExternalAccount"),
 ]
 
 
+# Where a parameter holds one of several kinds of id (the pattern takes either).
+ID_KINDS_BY_EXACT_PATH = {("/transactions/{transactionId}", "transactionId"): "Transaction|CardTransaction"}
+
+
 def id_kind(path: str, name: str) -> str | None:
-    """The kind of id (`Customer`, …) the path parameter `name` of `path` holds, if it holds one."""
+    """The kind of id (`Customer`, …) the path parameter `name` of `path` holds, if it holds one
+    (kinds separated by `|` where it holds one of several)."""
+    if (path, name) in ID_KINDS_BY_EXACT_PATH:
+        return ID_KINDS_BY_EXACT_PATH[(path, name)]
     for prefix, parameter, kind in ID_KINDS_BY_PATH:
         if parameter == name and path.startswith(prefix):
             return kind
@@ -184,10 +198,12 @@ def _declare_id_patterns(path: str, operation: dict[str, Any]) -> None:
             continue
         kind = id_kind(path, parameter["name"])
         if kind:
+            kinds = kind.split("|")
+            prefix = kind if len(kinds) == 1 else f"(?:{kind})"
             parameter["schema"] = {
                 "type": "string",
-                "pattern": f"^{kind}:{UUID_PATTERN}$",
-                "examples": [f"{kind}:019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"],
+                "pattern": f"^{prefix}:{UUID_PATTERN}$",
+                "examples": [f"{k}:019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b" for k in kinds],
             }
 
 

@@ -3,8 +3,8 @@ platform's `webhookEndpoint`, named and shaped as the reference's `webhooks` (on
 its `*Webhook` body schema: `BaseWebhook` plus the `data` of `payments.webhook_types.DATA_SCHEMA`).
 
 A drf-spectacular postprocessing hook, run after `document_errors_and_ids`. A group is documented
-when the service renders its `data` (its schema is among the document's components); the card,
-agent and invitation groups, whose resources the service does not have, are left out.
+when the service renders its `data` (its schema is among the document's components); the agent and
+invitation groups, whose resources the service does not have, are left out.
 """
 
 from __future__ import annotations
@@ -81,6 +81,27 @@ GROUPS = (
         "Verification status change",
         "VerificationWebhook",
         "VERIFICATION.",
+    ),
+    _Group(
+        "card-state-change",
+        "cardStateChangeWebhook",
+        "Card state change",
+        "CardStateChangeWebhook",
+        "CARD.STATE_CHANGE",
+    ),
+    _Group(
+        "card-funding-source-change",
+        "cardFundingSourceChangeWebhook",
+        "Card funding source change",
+        "CardFundingSourceChangeWebhook",
+        "CARD.FUNDING_SOURCE_CHANGE",
+    ),
+    _Group(
+        "card-transaction",
+        "cardTransactionWebhook",
+        "Card transaction",
+        "CardTransactionWebhook",
+        "CARD_TRANSACTION.",
     ),
 )
 

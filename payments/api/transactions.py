@@ -14,15 +14,17 @@ from payments import ids
 from payments.api.pagination import PAGE_PARAMETERS, paginate
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
 from payments.api.schema import list_of, one_of, operations, path_parameter
+from payments.cards.authorizations import card_transaction_get, card_transaction_list
 from payments.errors import FieldError, InvalidInput
 from payments.incoming import incoming_approve, incoming_reject
-from payments.models import Transaction
+from payments.models import CardTransaction, Transaction
 from payments.transactions import (
     transaction_cancel,
     transaction_confirm_receipt,
     transaction_get,
     transaction_list,
 )
+from payments.wire.cards import CardTransactionSerializer, render_card_transaction
 from payments.wire.transactions import (
     IncomingTransactionSerializer,
     OutgoingTransactionSerializer,
@@ -35,7 +37,11 @@ COUNT_LIMIT = 1_000  # totalCount is given up to this many matches (see Transact
 
 TransactionOneOf = one_of(
     "TransactionOneOf",
-    {"INCOMING": IncomingTransactionSerializer, "OUTGOING": OutgoingTransactionSerializer},
+    {
+        "INCOMING": IncomingTransactionSerializer,
+        "OUTGOING": OutgoingTransactionSerializer,
+        "CARD": CardTransactionSerializer,
+    },
     discriminator="type",
 )
 
@@ -58,8 +64,10 @@ class TransactionQuerySerializer(serializers.Serializer):
     accountIdentifier = serializers.CharField(required=False)
     senderAccountIdentifier = serializers.CharField(required=False)
     receiverAccountIdentifier = serializers.CharField(required=False)
-    status = serializers.ChoiceField(choices=Transaction.Status.choices, required=False)
-    type = serializers.ChoiceField(choices=Transaction.Type.choices, required=False)
+    status = serializers.ChoiceField(
+        choices=[*Transaction.Status.values, *CardTransaction.Status.values], required=False
+    )
+    type = serializers.ChoiceField(choices=[*Transaction.Type.values, "CARD"], required=False)
     reference = serializers.CharField(required=False)
     startDate = serializers.DateTimeField(required=False)
     endDate = serializers.DateTimeField(required=False)
@@ -112,6 +120,11 @@ class TransactionListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         filters, ascending = _filters(request)
+        if filters.get("type") == "CARD":
+            cards = card_transaction_list(platform=request.auth.platform, filters=filters)
+            return Response(
+                paginate(cards, request.query_params, render_card_transaction, ascending=ascending)
+            )
         rows = transaction_list(platform=request.auth.platform, filters=filters)
         page = paginate(
             rows,
@@ -135,6 +148,12 @@ _operation = operations(TAGS, parameters=[_ID])
 class TransactionDetailApi(APIView):
     @_operation("getTransactionById", responses=TransactionOneOf)
     def get(self, request: Request, transactionId: str) -> Response:
+        if transactionId.startswith("CardTransaction:"):
+            card_transaction = card_transaction_get(
+                platform=request.auth.platform,
+                card_transaction_id=ids.parse("CardTransaction", transactionId),
+            )
+            return Response(render_card_transaction(card_transaction))
         txn = transaction_get(platform=request.auth.platform, transaction_id=_transaction_id(transactionId))
         return Response(render_transaction(txn))
 

@@ -1,5 +1,7 @@
 from payments.api.beneficial_owners import BeneficialOwnerDetailApi, BeneficialOwnerListCreateApi
 from payments.api.bulk_uploads import BulkCustomerCsvUploadApi, BulkCustomerImportJobApi
+from payments.api.card_simulations import SIMULATORS
+from payments.api.cards import CardDetailApi, CardListCreateApi, CardRevealApi
 from payments.api.config import ConfigApi
 from payments.api.customers import CustomerDetailApi, CustomerListCreateApi, EndUserTermsApi
 from payments.api.documents import DocumentDetailApi, DocumentListUploadApi
@@ -117,6 +119,12 @@ urlpatterns = [
         ),
     ),
     *routes(
+        "cards",
+        ("", CardListCreateApi, "card-list"),
+        ("/<str:id>", CardDetailApi, "card-detail"),
+        ("/<str:id>/reveal", CardRevealApi, "card-reveal"),
+    ),
+    *routes(
         "verifications",
         ("", VerificationListCreateApi, "verification-list"),
         ("/<str:verificationId>", VerificationDetailApi, "verification-detail"),
@@ -182,5 +190,9 @@ urlpatterns = [
         ("sandbox/internal-accounts/<str:accountId>/fund", SandboxFundApi, "sandbox-fund"),
         ("sandbox/send", SandboxSendApi, "sandbox-send"),
         ("sandbox/uma/receive", SandboxUmaReceiveApi, "sandbox-uma-receive"),
+    ),
+    *routes(
+        "sandbox/cards/<str:id>/simulate/",
+        *[(name, view, f"sandbox-card-{name.replace('_', '-')}") for name, view in SIMULATORS.items()],
     ),
 ]

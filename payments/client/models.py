@@ -563,3 +563,49 @@ class ScaLoginComplete:
     status: str  # SUCCESS
     session_expires_at: dt.datetime | None = None
     raw: dict[str, Any] = _raw()
+
+
+@record
+class Card:
+    """A card: `last4` only; the full number is shown through `cards.reveal` (a short-lived link)."""
+
+    id: str
+    cardholder_id: str
+    state: str  # PENDING_KYC, PROCESSING, ACTIVE, FROZEN, CLOSED
+    form: str
+    funding_sources: list[str]
+    max_spend_per_transaction: int | None = None
+    platform_card_id: str | None = None
+    state_reason: str | None = None
+    brand: str | None = None
+    last4: str | None = None
+    exp_month: int | None = None
+    exp_year: int | None = None
+    currency: str | None = None
+    created_at: dt.datetime | None = None
+    updated_at: dt.datetime | None = None
+    raw: dict[str, Any] = _raw()
+
+
+@record
+class CardReveal:
+    pan_embed_url: str  # a bearer secret: show it at once, never store or log it
+    expires_at: dt.datetime
+    raw: dict[str, Any] = _raw()
+
+
+@record
+class CardTransaction:
+    id: str
+    status: str  # AUTHORIZED, PARTIALLY_SETTLED, SETTLED, REFUNDED, EXCEPTION
+    direction: str
+    card_id: str | None = None
+    account_id: str | None = None
+    authorized_amount: CurrencyAmount | None = None
+    settled_amount: CurrencyAmount | None = None
+    refunded_amount: CurrencyAmount | None = None
+    merchant: dict[str, Any] | None = None
+    issuer_transaction_token: str | None = None
+    created_at: dt.datetime | None = None
+    updated_at: dt.datetime | None = None
+    raw: dict[str, Any] = _raw()

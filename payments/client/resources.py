@@ -18,6 +18,9 @@ from payments.client.models import (
     AuthMethod,
     AuthSession,
     BeneficiaryTrustStart,
+    Card,
+    CardReveal,
+    CardTransaction,
     Customer,
     ExchangeRate,
     ExternalAccount,
@@ -761,6 +764,82 @@ class Transactions(_Group):
         return from_wire(Transaction, json_of(response))
 
 
+_UNCHANGED: Any = object()
+
+
+class Cards(_Group):
+    def create(
+        self,
+        *,
+        cardholder_id: str,
+        funding_sources: Sequence[str],
+        form: str = "VIRTUAL",
+        platform_card_id: str | None = None,
+        max_spend_per_transaction: int | None = None,
+    ) -> Card:
+        body = wire(
+            {
+                "cardholder_id": cardholder_id,
+                "form": form,
+                "funding_sources": list(funding_sources),
+                "platform_card_id": platform_card_id,
+                "max_spend_per_transaction": max_spend_per_transaction,
+            }
+        )
+        return from_wire(Card, json_of(self._t.call("POST", "cards", json_body=body)))
+
+    def list(
+        self,
+        *,
+        cardholder_id: str | None = None,
+        account_id: str | None = None,
+        platform_card_id: str | None = None,
+        state: str | None = None,
+        sort_order: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> Page[Card]:
+        body = self._get(
+            "cards",
+            cardholderId=cardholder_id,
+            accountId=account_id,
+            platformCardId=platform_card_id,
+            state=state,
+            sortOrder=sort_order,
+            limit=limit,
+            cursor=cursor,
+        )
+        return page_from_wire(Card, body)
+
+    def iterate(self, **filters: Any) -> Iterator[Card]:
+        filters.pop("cursor", None)
+        return iterate_pages(lambda cursor: self.list(cursor=cursor, **filters))
+
+    def get(self, card_id: str) -> Card:
+        return from_wire(Card, self._get(f"cards/{segment(card_id)}"))
+
+    def update(
+        self,
+        card_id: str,
+        *,
+        state: str | None = None,
+        funding_sources: Sequence[str] | None = None,
+        max_spend_per_transaction: int | None = _UNCHANGED,
+    ) -> Card:
+        """`state` ACTIVE, FROZEN or CLOSED (for good); `max_spend_per_transaction=None` clears the limit."""
+        body = wire({"state": state, "funding_sources": list(funding_sources) if funding_sources else None})
+        if max_spend_per_transaction is not _UNCHANGED:
+            body["maxSpendPerTransaction"] = max_spend_per_transaction
+        return from_wire(Card, json_of(self._t.call("PATCH", f"cards/{segment(card_id)}", json_body=body)))
+
+    def reveal(self, card_id: str) -> CardReveal:
+        response = self._t.call("POST", f"cards/{segment(card_id)}/reveal")
+        return from_wire(CardReveal, json_of(response))
+
+    def transaction(self, card_transaction_id: str) -> CardTransaction:
+        return from_wire(CardTransaction, self._get(f"transactions/{segment(card_transaction_id)}"))
+
+
 class Sandbox(_Group):
     """Sandbox simulations (403 against a production deployment)."""
 
@@ -796,6 +875,18 @@ class Sandbox(_Group):
             }
         )
         return from_wire(Transaction, json_of(self._t.call("POST", "sandbox/uma/receive", json_body=body)))
+
+    def simulate_card(self, card_id: str, event: str, **fields: Any) -> str:
+        """A card simulator (`event`: authorization, clearing, return, return_reversal,
+        authorization_advice, balance_inquiry, credit_authorization, credit_authorization_advice,
+        financial_authorization, financial_credit_authorization) with its body's fields, e.g.
+        `simulate_card(card.id, "authorization", amount=1250, currency={"code": "USD"},
+        merchant={"descriptor": "COFFEE"})`. The issuer transaction token."""
+        path = f"sandbox/cards/{segment(card_id)}/simulate/{segment(event)}"
+        response = json_of(self._t.call("POST", path, json_body=wire(fields)))
+        if not isinstance(response, dict) or not isinstance(response.get("issuerTransactionToken"), str):
+            raise UnexpectedResponse("expected an issuerTransactionToken", body=response)
+        return response["issuerTransactionToken"]
 
 
 class ExchangeRates(_Group):

@@ -73,6 +73,7 @@ class ServiceClient:
         self.quotes = resources.Quotes(t, self)
         self.sca = resources.Sca(t, self)
         self.transactions = resources.Transactions(t, self)
+        self.cards = resources.Cards(t, self)
         self.sandbox = resources.Sandbox(t, self)
         self.exchange_rates = resources.ExchangeRates(t, self)
         self.receivers = resources.Receivers(t, self)

@@ -1,5 +1,6 @@
 from payments.models.accounts import InternalAccount
 from payments.models.bulk_uploads import BulkUploadJob, BulkUploadRow
+from payments.models.cards import Card, CardFundingSource, CardTransaction
 from payments.models.customers import (
     BeneficialOwner,
     Customer,
@@ -40,6 +41,9 @@ __all__ = [
     "BeneficialOwner",
     "BulkUploadJob",
     "BulkUploadRow",
+    "Card",
+    "CardFundingSource",
+    "CardTransaction",
     "Customer",
     "CustomerStatus",
     "CustomerStatusChange",

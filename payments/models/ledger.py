@@ -9,7 +9,7 @@ rule can be checked (and is enforced by a CHECK constraint). The rules live in `
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from payments import clock, ids
 
@@ -39,6 +39,9 @@ class LedgerAccount(models.Model):
     # The sum of this account's postings; kept for INTERNAL accounts only (system accounts are hot
     # rows every movement touches, so their balance is summed on demand instead of locked).
     balance = models.BigIntegerField(default=0)
+    # What open card authorizations hold of an INTERNAL account's balance (the sum of its card
+    # transactions' `held`): its available balance is `balance - held`, never negative.
+    held = models.BigIntegerField(default=0)
 
     class Meta:
         constraints = [
@@ -50,6 +53,10 @@ class LedgerAccount(models.Model):
             models.CheckConstraint(
                 condition=Q(balance__gte=0) | ~Q(kind="INTERNAL"),
                 name="ledger_internal_balance_not_negative",
+            ),
+            models.CheckConstraint(
+                condition=(Q(held__gte=0) & Q(balance__gte=F("held"))) | ~Q(kind="INTERNAL"),
+                name="ledger_internal_available_not_negative",
             ),
             models.CheckConstraint(
                 condition=Q(kind="INTERNAL", internal_account__isnull=False)
@@ -76,6 +83,8 @@ class LedgerJournal(models.Model):
         INCOMING = "INCOMING"  # an incoming payment is credited
         REFUND = "REFUND"  # a debit or funding is given back
         RETURN = "RETURN"  # a delivered payout comes back
+        CARD_SETTLEMENT = "CARD_SETTLEMENT"  # a card clearing is paid from the card's account
+        CARD_RETURN = "CARD_RETURN"  # a merchant's return credits the card's account (or is taken back)
 
     id = models.UUIDField(primary_key=True, default=ids.uuid7, editable=False)
     platform = models.ForeignKey("payments.Platform", on_delete=models.PROTECT, related_name="+")

@@ -38,14 +38,14 @@ class InternalAccountSerializer(serializers.Serializer):
         ref_name = "InternalAccount"
 
 
-def render_internal_account(account: InternalAccount, *, balance: int) -> dict[str, Any]:
-    """The reference's InternalAccount with its `balance` (`payments.accounts.account_balance`, or the
-    balance row the ledger just wrote for its BALANCE_UPDATED events)."""
+def render_internal_account(account: InternalAccount, *, balance: int, held: int = 0) -> dict[str, Any]:
+    """The reference's InternalAccount with its `balance` and what card authorizations hold of it
+    (`payments.accounts.account_balances`, or the balance row the ledger just wrote for its
+    BALANCE_UPDATED events): `balance` on the wire is what is available (balance - held),
+    `totalBalance` the balance with the held funds."""
     currency = currencies.get(account.currency)
-    amount = {
-        "amount": balance,
-        "currency": currency.as_dict() if currency else {"code": account.currency},
-    }
+    wire_currency = currency.as_dict() if currency else {"code": account.currency}
+    amount = {"amount": balance - held, "currency": wire_currency}
     data: dict[str, Any] = {"id": account.public_id}
     if account.customer_id:
         data["customerId"] = ids.render("Customer", account.customer_id)
@@ -53,8 +53,7 @@ def render_internal_account(account: InternalAccount, *, balance: int) -> dict[s
         type=account.type,
         status=account.status,
         balance=amount,
-        # Holds and pending funds arrive with the ledger; until then both balances are the same.
-        totalBalance=dict(amount),
+        totalBalance={"amount": balance, "currency": dict(wire_currency)},
         fundingPaymentInstructions=internal_account_funding_instructions(account),
     )
     if account.is_embedded_wallet:

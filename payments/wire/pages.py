@@ -8,16 +8,21 @@ from rest_framework import serializers
 
 
 def page_of(
-    item: type[serializers.Serializer] | serializers.Field, name: str, *, paginated: bool = True
+    item: type[serializers.Serializer] | serializers.Field,
+    name: str,
+    *,
+    paginated: bool = True,
+    count_required: bool = True,
 ) -> type[serializers.Serializer]:
     """The list response component (`{data, hasMore, nextCursor, totalCount}`) for the docs; `item` is
-    the item's serializer class, or a list field (of a oneOf: `PolymorphicProxySerializer(many=True)`)."""
+    the item's serializer class, or a list field (of a oneOf: `PolymorphicProxySerializer(many=True)`).
+    `count_required=False` where the reference leaves `totalCount` optional."""
     data = item(many=True) if isinstance(item, type) else item
     fields: dict[str, Callable | serializers.Field] = {"data": data}
     if paginated:
         fields.update(
             hasMore=serializers.BooleanField(),
             nextCursor=serializers.CharField(required=False),
-            totalCount=serializers.IntegerField(),
+            totalCount=serializers.IntegerField(required=count_required),
         )
     return type(name, (serializers.Serializer,), fields)

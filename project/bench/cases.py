@@ -84,6 +84,13 @@ CASES = [
     Case("GET /quotes/{id}", "floor: ORM read", _money("quote_get_load"), target=0.5),
     # Each request executes the next of many prepared quotes (a Lua script rotates the ids).
     Case("POST /quotes/{id}/execute", "floor: ORM transaction", _money("execute_load"), target=0.4),
+    # Each request authorizes 1 cent on the next of many cards (a hold, a card transaction, its event).
+    Case(
+        "POST /sandbox/cards/{id}/simulate/authorization",
+        "floor: ORM transaction",
+        _money("card_authorization_load"),
+        target=0.4,
+    ),
     # Its ratio to the plain execute: a stamp may cost at most 1.25x (ratio >= 0.8).
     Case(
         "POST /quotes/{id}/execute (embedded wallet, stamped)",

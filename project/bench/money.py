@@ -369,3 +369,53 @@ def transactions_1m_incoming_load(creds: dict):
     """The million (all outgoing) filtered to type=INCOMING: an empty page, found in the index of
     incoming transactions instead of by walking the platform's million."""
     return _transactions_load(*_1M, query="&type=INCOMING")
+
+
+# --- POST /sandbox/cards/{id}/simulate/authorization ------------------------------------------------
+
+_CARD_LUA = """
+local ids = {IDS}
+local headers = {HEADERS}
+local body = {BODY}
+local threads = 0
+
+function setup(thread)
+  thread:set("tid", threads)
+  threads = threads + 1
+end
+
+n = 0
+function request()
+  local i = (n * {THREADS} + tid) % #ids + 1
+  n = n + 1
+  return wrk.format("POST", "{PREFIX}" .. ids[i] .. "/simulate/authorization", headers, body)
+end
+"""
+
+
+def card_authorization_load(creds: dict):
+    """Authorizations of 1 cent spread over a card per funded account (each holds, records the card
+    transaction and its webhook event); a Lua script rotates the cards."""
+    from payments.cards import card_create
+    from project.bench.cases import Load
+
+    platform = _platform(creds)
+    cards = [
+        card_create(
+            platform=platform,
+            cardholder_id=source.customer_id,
+            form="VIRTUAL",
+            funding_source_ids=[source.pk],
+        ).public_id
+        for source in _funded_sources(platform, SOURCES)
+    ]
+    body = json.dumps({"amount": 1, "currency": {"code": "USD"}, "merchant": {"descriptor": "BENCH SHOP"}})
+    headers = "{" + ",".join(f'["{k}"]={json.dumps(v)}' for k, v in _headers(creds).items()) + "}"
+    script = (
+        _CARD_LUA.replace("{IDS}", _lua_list(cards))
+        .replace("{HEADERS}", headers)
+        .replace("{BODY}", json.dumps(body))
+        .replace("{THREADS}", str(WRK_THREADS))
+        .replace("{PREFIX}", f"{API}/sandbox/cards/")
+    )
+    return Load("POST", f"{API}/sandbox/cards/", lua=script)

@@ -48,6 +48,8 @@ FIELD_KINDS = {
     "accountId": ("InternalAccount", "ExternalAccount"),
     "quoteId": ("Quote",),
     "transactionId": ("Transaction",),
+    "cardTransactionId": ("CardTransaction",),
+    "cardholderId": ("Customer",),
     "documentHolder": ("Customer", "BeneficialOwner"),
     "externalAccountId": ("ExternalAccount",),
 }
@@ -85,6 +87,12 @@ def _seed_records(api) -> dict[str, list[str]]:
     _key, session = wallet.otp_login(credential_id)
     spare_token, _secret = factories.api_token(platform=api.platform, name="Spare")  # never the caller's
     other = create(api, individual("Other Person"))
+    card = api.post(
+        "/cards", {"cardholderId": person.public_id, "form": "VIRTUAL", "fundingSources": [source.public_id]}
+    ).json()
+    simulated = {"amount": 500, "currency": {"code": "USD"}, "merchant": {"descriptor": "FUZZ SHOP"}}
+    api.post(f"/sandbox/cards/{card['id']}/simulate/authorization", simulated)
+    card_transaction = api.get("/transactions", {"type": "CARD"}).json()["data"][0]
     return {
         "Customer": [person.public_id, company["id"], other["id"]],
         "InternalAccount": [source.public_id, wallet_account.public_id],
@@ -94,6 +102,8 @@ def _seed_records(api) -> dict[str, list[str]]:
         "Verification": [verification["id"]],
         "Quote": [quote["id"], executed["id"]],
         "Transaction": [transaction["id"]],
+        "Card": [card["id"]],
+        "CardTransaction": [card_transaction["id"]],
         "AuthMethod": [credential_id],
         "Session": [session["id"]],
         "Token": [spare_token.public_id],
@@ -127,7 +137,7 @@ def _use_seeded_ids(case, records: dict[str, list[str]]) -> None:
     for name, value in (case.path_parameters or {}).items():
         kind = id_kind(case.operation.path, name)
         if kind:
-            case.path_parameters[name] = _pick(value, (kind,), records)
+            case.path_parameters[name] = _pick(value, tuple(kind.split("|")), records)
     if case.query:
         case.query = _swap_ids(case.query, records)
     if isinstance(case.body, dict):

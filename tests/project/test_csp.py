@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 STRICT = (
     "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; "
     "frame-ancestors 'none'; form-action 'self' " + " ".join(settings.CSP_FORM_ACTION)
-).strip()
+).strip() + f"; frame-src 'self' {url_origin(settings.PORTAL_SERVICE_BASE_URL)}"
 
 
 def test_portal_onboarding_admin_and_api_answer_under_the_policy(client, api):

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from wallets.portal.views import (
+    cards,
     home,
     login,
     money,
@@ -53,6 +54,9 @@ urlpatterns = [
     path("home/", money.money_home_view, name="money-home"),
     path("home/fund/", money.sandbox_fund_view, name="sandbox-fund"),
     path("send/", send.send_view, name="send"),
+    path("cards/", cards.cards_view, name="cards"),
+    path("cards/<str:card_id>/state/", cards.card_state_view, name="card-state"),
+    path("cards/<str:card_id>/reveal/", cards.card_reveal_view, name="card-reveal"),
     path("send/validate/", send.send_validate_view, name="send-validate"),
     path("send/trust/", trust.payee_trust_view, name="payee-trust"),
     path("send/trust/passkey/", trust.payee_trust_passkey_view, name="payee-trust-passkey"),
