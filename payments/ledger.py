@@ -161,13 +161,15 @@ _BALANCE_ADD = (
     "UPDATE payments_ledgeraccount SET balance = balance + %s WHERE id = %s AND balance - held >= %s "
     "RETURNING balance, held"
 )
+# By the internal account: a hold needs no lookup of its ledger row first (an account without one has
+# nothing to hold).
 _HELD_ADD = (
-    "UPDATE payments_ledgeraccount SET held = held + %s WHERE id = %s AND balance - held >= %s "
-    "AND held + %s >= 0 RETURNING balance, held"
+    "UPDATE payments_ledgeraccount SET held = held + %s WHERE internal_account_id = %s "
+    "AND balance - held >= %s AND held + %s >= 0 RETURNING balance, held"
 )
 
 
-def _row_add(statement: str, params: list[int]) -> tuple[int, int] | None:
+def _row_add(statement: str, params: list[object]) -> tuple[int, int] | None:
     with connections[router.db_for_write(LedgerAccount)].cursor() as cursor:
         cursor.execute(statement, params)
         row = cursor.fetchone()
@@ -182,7 +184,10 @@ def _balance_add(pk: int, amount: int) -> tuple[int, int] | None:
 
 
 def _insufficient(pk: int, required: int) -> InsufficientFunds:
-    account = LedgerAccount.objects.get(pk=pk)
+    return _insufficient_funds(LedgerAccount.objects.get(pk=pk), required)
+
+
+def _insufficient_funds(account: LedgerAccount, required: int) -> InsufficientFunds:
     return InsufficientFunds(
         accountId=ids.render("InternalAccount", account.internal_account_id),
         available=account.balance - account.held,
@@ -301,10 +306,11 @@ def ledger_hold(internal_account: InternalAccount, amount: int) -> None:
         raise TypeError(f"a hold is an integer of smallest units, not {amount!r}")
     if amount == 0:
         return
-    account = ledger_internal_account(internal_account)
-    row = _row_add(_HELD_ADD, [amount, account.pk, max(amount, 0), amount])
+    connection = connections[router.db_for_write(LedgerAccount)]
+    key = LedgerAccount._meta.get_field("internal_account").get_db_prep_value(internal_account.pk, connection)
+    row = _row_add(_HELD_ADD, [amount, key, max(amount, 0), amount])
     if row is None:
-        raise _insufficient(account.pk, amount)
+        raise _insufficient_funds(ledger_internal_account(internal_account), amount)
     internal_account_balances_changed({internal_account.pk: row}, accounts=[internal_account])
 
 

@@ -90,7 +90,9 @@ def _funding_accounts(card: Card) -> list[InternalAccount]:
 
 
 def _locked_card(platform: Platform, card_id: UUID) -> Card:
-    return first_or_404(Card.objects.for_platform(platform).select_for_update().filter(pk=card_id), "Card")
+    """The card under its row lock, with its cardholder (not locked)."""
+    rows = Card.objects.for_platform(platform).select_related("customer").select_for_update(of=("self",))
+    return first_or_404(rows.filter(pk=card_id), "Card")
 
 
 def _locked_transaction(platform: Platform, card_id: UUID, card_transaction_id: UUID) -> CardTransaction:
@@ -181,10 +183,10 @@ def _new_transaction(
     )
 
 
-def _hold_on_a_source(card: Card, amount: int) -> InternalAccount | None:
-    """The first funding source (in priority order) whose available balance covers `amount`, with
-    `amount` held on it; None when none does."""
-    for account in _funding_accounts(card):
+def _hold_on_a_source(sources: list[InternalAccount], amount: int) -> InternalAccount | None:
+    """The first of the card's funding sources (in priority order) whose available balance covers
+    `amount`, with `amount` held on it; None when none does."""
+    for account in sources:
         try:
             with transaction.atomic():
                 ledger_hold(account, amount)
@@ -225,7 +227,7 @@ def card_authorize(
         reason = "CARD_CLOSED"
     account = None
     if reason is None:
-        account = _hold_on_a_source(card, amount) if debit else sources[0]
+        account = _hold_on_a_source(sources, amount) if debit else sources[0]
         if account is None:
             reason = "INSUFFICIENT_FUNDS"
     if reason is not None:
