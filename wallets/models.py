@@ -232,6 +232,14 @@ class DelegatedKeyStatus(models.TextChoices):
     REVOKED = "REVOKED"
 
 
+# At most one ACTIVE key per card funding source, whatever races to activate one.
+ONE_ACTIVE_DELEGATED_KEY = models.UniqueConstraint(
+    fields=["funding_source_id"],
+    condition=Q(status="ACTIVE"),
+    name="delegated_key_one_active_per_funding_source",
+)
+
+
 class DelegatedKey(PlatformScoped):
     """A service-custodied P-256 key the wallet owner delegated card-payment signing to, for one card
     funding source (a card bound to an embedded-wallet account). The private key is kept sealed
@@ -250,17 +258,8 @@ class DelegatedKey(PlatformScoped):
     status = models.CharField(max_length=12, choices=DelegatedKeyStatus.choices)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["funding_source_id"],
-                condition=Q(status="ACTIVE"),
-                name="delegated_key_one_active_per_funding_source",
-            )
-        ]
-        indexes = [
-            models.Index(fields=["platform", "account"]),
-            models.Index(fields=["platform", "funding_source_id"]),
-        ]
+        constraints = [ONE_ACTIVE_DELEGATED_KEY]
+        indexes = [models.Index(fields=["platform", name]) for name in ("account", "funding_source_id")]
 
     def __str__(self) -> str:
         return f"Delegated key {self.id} ({self.status})"

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from uuid import UUID
+
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -9,12 +11,11 @@ from payments.api.cards import parse_id_field
 from payments.api.parsing import ApiSerializer, parse_query
 from payments.wire.signed_requests import SignedRequestChallengeSerializer
 from wallets.api.common import (
-    PROCESSING_RESPONSE,
-    first_leg_body,
+    created_responses,
     operation,
     render,
     signed_operation,
-    signed_retry_attempt,
+    signed_request_parsed,
 )
 from wallets.delegated_keys import (
     FUNDING_SOURCE_KIND,
@@ -47,18 +48,22 @@ class DelegatedKeyChallengeSerializer(SignedRequestChallengeSerializer):
 
 
 class DelegatedKeyListCreateApi(APIView):
+    @operation(
+        "listDelegatedKeys",
+        parameters=[DelegatedKeyListQuerySerializer],
+        responses=DelegatedKeyListResponseSerializer,
+    )
+    def get(self, request: Request) -> Response:
+        keys = delegated_key_list(platform=request.auth.platform, **_list_filters(request))
+        return Response({"data": [delegated_key_rendered(key) for key in keys]})
+
     @signed_operation(
         "createDelegatedKey",
         request=DelegatedKeyCreateSerializer,
-        responses={
-            201: DelegatedKeySerializer,
-            202: DelegatedKeyChallengeSerializer,
-            200: PROCESSING_RESPONSE,
-        },
+        responses=created_responses(DelegatedKeySerializer, DelegatedKeyChallengeSerializer),
     )
     def post(self, request: Request) -> Response:
-        attempt = signed_retry_attempt(request)
-        data = first_leg_body(attempt, DelegatedKeyCreateSerializer)
+        attempt, data = signed_request_parsed(request, DelegatedKeyCreateSerializer)
         if data is not None:
             data = {
                 "cardId": parse_id_field("Card", data["cardId"], "cardId"),
@@ -69,21 +74,18 @@ class DelegatedKeyListCreateApi(APIView):
             }
         return render(delegated_key_create(platform=request.auth.platform, data=data, attempt=attempt))
 
-    @operation(
-        "listDelegatedKeys",
-        parameters=[DelegatedKeyListQuerySerializer],
-        responses=DelegatedKeyListResponseSerializer,
-    )
-    def get(self, request: Request) -> Response:
-        query = parse_query(DelegatedKeyListQuerySerializer, request.query_params)
-        keys = delegated_key_list(
-            platform=request.auth.platform,
-            account_id=query.get("accountId")
-            and parse_id_field("InternalAccount", query["accountId"], "accountId"),
-            funding_source_id=query.get("fundingSourceId")
-            and parse_id_field(FUNDING_SOURCE_KIND, query["fundingSourceId"], "fundingSourceId"),
-        )
-        return Response({"data": [delegated_key_rendered(key) for key in keys]})
+
+def _list_filters(request: Request) -> dict[str, UUID | None]:
+    """`accountId` and `fundingSourceId` as ids (None when absent; a malformed one is 400)."""
+    query = parse_query(DelegatedKeyListQuerySerializer, request.query_params)
+    fields = {
+        "accountId": ("account_id", "InternalAccount"),
+        "fundingSourceId": ("funding_source_id", FUNDING_SOURCE_KIND),
+    }
+    return {
+        name: parse_id_field(kind, query[field], field) if query.get(field) else None
+        for field, (name, kind) in fields.items()
+    }
 
 
 class DelegatedKeyDetailApi(APIView):
