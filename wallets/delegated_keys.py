@@ -104,6 +104,7 @@ def delegated_key_list(
         )
     keys = _shown(platform)
     if account_id is not None:
+        signed_retry.requests_settle_due(account_ids=[account_id])  # a slow wallet's due legs first
         keys = keys.filter(account_id=account_id)
     if funding_source_id is not None:
         keys = keys.filter(funding_source_id=funding_source_id)

@@ -3,9 +3,11 @@ refusals, listing, revocation, and what they mean for card authorizations funded
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
-from payments import secret_box
+from payments import clock, secret_box
 from payments.client import wallet_crypto as client
 from payments.models import CardTransaction
 from tests.payments.card_support import authorize, issue
@@ -205,3 +207,24 @@ def test_create_refusals(api):
         answer = api.post(PATH, {**body_for(wallet, card), **bad})
         assert (answer.status_code, answer.json()["code"]) == (400, "INVALID_INPUT"), bad
     assert not DelegatedKey.objects.exists()
+
+
+def test_a_slow_wallet_settles_each_leg_and_a_list_read_collects_the_pending_key(api):
+    wallet, card, tek = card_wallet(api)
+    body = body_for(wallet, card)
+    slow = {"HTTP_SERVICE_SANDBOX_SIMULATE": "slow-wallet"}
+    first = api.post(PATH, body).json()
+    headers = {
+        "HTTP_SERVICE_WALLET_SIGNATURE": client.stamp(first["payloadToSign"], tek.private_key_hex),
+        "HTTP_REQUEST_ID": first["requestId"],
+    }
+    processing = api.post(PATH, body, **headers, **slow)
+    assert (processing.status_code, processing.json()["status"]) == (200, "PROCESSING")
+    assert api.get(PATH, {"accountId": wallet.account_id}).json()["data"] == []
+    clock.advance(dt.timedelta(seconds=6))
+    [pending] = api.get(PATH, {"accountId": wallet.account_id}).json()["data"]  # the read settled it
+    assert pending["status"] == "PENDING"
+    second = api.post(PATH, body, **headers)  # the identical re-send collects the second challenge
+    assert second.status_code == 202, second.content
+    third = wallet.signed_retry("post", PATH, body, second.json(), tek.private_key_hex)
+    assert (third.status_code, third.json()["status"]) == (201, "ACTIVE")
