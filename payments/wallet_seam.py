@@ -15,6 +15,9 @@ rule runs, and wallets installs their implementations when its app is ready
   (`payments.customers.customer_update`, contract in `wallets.contact`), answered as a
   `ContactChangeAnswer`; `contact_changes_settle_due`: a read of the customer applies the change
   once the (sandbox's slow) wallet provider has settled it (`payments.customers.customer_detail`);
+- `delegated_key_active`: may Authorization Decisioning fund a card transaction from an embedded
+  wallet bound to the card? Only while its delegated key is ACTIVE (`payments.cards.authorizations`;
+  `wallets.delegated_keys`);
 - `wallet_bootstrap`: a new Global Account gets its wallet and EMAIL_OTP credential
   (`InternalAccount.save`, in the transaction that inserts the account; `wallets.credentials`).
 
@@ -41,6 +44,7 @@ __all__ = [
     "assertion_verify",
     "contact_change_guard",
     "contact_changes_settle_due",
+    "delegated_key_active",
     "install",
     "registration_verify",
     "wallet_bootstrap",
@@ -91,6 +95,7 @@ class _Wallets:
     contact_change_guard: Callable[..., ContactChangeAnswer | None]
     contact_changes_settle_due: Callable[..., None]
     wallet_bootstrap: Callable[[InternalAccount], None]
+    delegated_key_active: Callable[..., bool]
 
 
 _wallets: _Wallets | None = None
@@ -143,3 +148,9 @@ def contact_changes_settle_due(*, customer_id: UUID) -> None:
 def wallet_bootstrap(account: InternalAccount) -> None:
     """A Global Account (EMBEDDED_WALLET) just inserted: its wallet and an EMAIL_OTP credential."""
     _installed().wallet_bootstrap(account)
+
+
+def delegated_key_active(*, card_id: UUID, account_id: UUID) -> bool:
+    """Whether the embedded wallet `account_id` bound to card `card_id` has an ACTIVE delegated key for
+    that card funding source (only then may a card transaction be funded from it)."""
+    return _installed().delegated_key_active(card_id=card_id, account_id=account_id)

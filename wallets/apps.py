@@ -12,6 +12,7 @@ class WalletsConfig(AppConfig):
         from wallets import export, otp, privacy, sessions, tasks  # noqa: F401 (they register themselves)
         from wallets.contact import contact_change_guard, contact_changes_settle_due
         from wallets.credentials import wallet_bootstrap
+        from wallets.delegated_keys import delegated_key_active
         from wallets.passkeys import assertion_verify, registration_verify
         from wallets.stamp_check import wallet_stamp_verify
 
@@ -22,4 +23,5 @@ class WalletsConfig(AppConfig):
             contact_change_guard=contact_change_guard,
             contact_changes_settle_due=contact_changes_settle_due,
             wallet_bootstrap=wallet_bootstrap,
+            delegated_key_active=delegated_key_active,
         )

@@ -173,6 +173,9 @@ class SignedRequest(PlatformScoped):
         WALLET_EXPORT = "WALLET_EXPORT"
         WALLET_UPDATE = "WALLET_UPDATE"
         CONTACT_UPDATE = "CONTACT_UPDATE"
+        # The delegated-key creation's two signed legs (wallets.delegated_keys).
+        DELEGATED_KEY_CREATE = "DELEGATED_KEY_CREATE"
+        DELEGATED_KEY_ACTIVATE = "DELEGATED_KEY_ACTIVATE"
         # One-call operations, recorded only under the sandbox's slow-wallet switch (signed_retry.one_call).
         CREDENTIAL_CHALLENGE = "CREDENTIAL_CHALLENGE"
         OAUTH_LOGIN = "OAUTH_LOGIN"
@@ -219,3 +222,44 @@ class SignedRequest(PlatformScoped):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.public_id} ({self.status})"
+
+
+class DelegatedKeyStatus(models.TextChoices):
+    # The first leg only: the keypair exists, the wallet owner has consented to nothing yet. Never shown.
+    CHALLENGED = "CHALLENGED"
+    PENDING = "PENDING"  # the signer identity exists, without policies: it cannot sign
+    ACTIVE = "ACTIVE"
+    REVOKED = "REVOKED"
+
+
+# At most one ACTIVE key per card funding source, whatever races to activate one.
+ONE_ACTIVE_DELEGATED_KEY = models.UniqueConstraint(
+    fields=["funding_source_id"],
+    condition=Q(status="ACTIVE"),
+    name="delegated_key_one_active_per_funding_source",
+)
+
+
+class DelegatedKey(PlatformScoped):
+    """A service-custodied P-256 key the wallet owner delegated card-payment signing to, for one card
+    funding source (a card bound to an embedded-wallet account). The private key is kept sealed
+    (`payments.secret_box`, purpose `delegated-key`) and dropped on revocation; see
+    `wallets.delegated_keys`."""
+
+    ID_KIND = "DelegatedKey"
+    Status = DelegatedKeyStatus
+
+    card = models.ForeignKey("payments.Card", on_delete=models.CASCADE, related_name="+")
+    account = models.ForeignKey("payments.InternalAccount", on_delete=models.CASCADE, related_name="+")
+    funding_source_id = models.UUIDField()  # `payments.cards.card_funding_source_id(card, account)`
+    public_key = models.CharField(max_length=66)  # canonical: compressed SEC1, lowercase hex
+    private_key_sealed = models.TextField(blank=True)  # "" once revoked
+    nickname = models.CharField(max_length=256)
+    status = models.CharField(max_length=12, choices=DelegatedKeyStatus.choices)
+
+    class Meta:
+        constraints = [ONE_ACTIVE_DELEGATED_KEY]
+        indexes = [models.Index(fields=["platform", name]) for name in ("account", "funding_source_id")]
+
+    def __str__(self) -> str:
+        return f"Delegated key {self.id} ({self.status})"

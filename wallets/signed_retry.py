@@ -269,15 +269,17 @@ def challenge_issue(
     credential_type: str = "",
     parameters: dict[str, Any] | None = None,
     params: dict[str, Any] | None = None,
+    body_digest: str | None = None,
 ) -> Challenge:
     """Store a pending request and return the 202 challenge (`credential_type` is its `type`).
 
     `parameters` are shown in `payloadToSign` (what the signer agrees to); `params` are kept
-    server-side for the operation. Neither may hold secrets.
+    server-side for the operation. Neither may hold secrets. `body_digest`, in place of `body`: the
+    digest of a body already challenged (an operation whose next leg is challenged when it runs).
     """
     request_id = ids.uuid7()
     now = clock.now()
-    digest = body_sha256(body)
+    digest = body_digest or body_sha256(body)
     payload = canonical_json(
         {
             "organizationId": operation.organization_id,

@@ -16,7 +16,7 @@ from payments.models import InternalAccount
 from payments.wire.ids import PublicIdField
 from payments.wire.signed_requests import SignedRequestChallengeSerializer
 from payments.wire.time import UtcDateTimeField, utc_timestamp
-from wallets.models import AuthCredential, AuthSession, CredentialType
+from wallets.models import AuthCredential, AuthSession, CredentialType, DelegatedKey
 
 
 class AuthMethodSerializer(serializers.Serializer):
@@ -68,6 +68,25 @@ class AuthSignedRequestChallengeSerializer(SignedRequestChallengeSerializer):
     type = serializers.ChoiceField(choices=CredentialType.choices)
 
 
+class DelegatedKeySerializer(serializers.Serializer):
+    """For the OpenAPI document only; responses are built by `delegated_key_rendered`."""
+
+    id = PublicIdField("DelegatedKey")
+    cardId = PublicIdField("Card")
+    fundingSourceId = PublicIdField("CardFundingSource")
+    accountId = PublicIdField("InternalAccount")
+    publicKey = serializers.CharField(
+        help_text="Compressed P-256 public key (hex) of the delegated API keypair"
+    )
+    nickname = serializers.CharField()
+    status = serializers.ChoiceField(choices=["PENDING", "ACTIVE", "REVOKED"])
+    createdAt = UtcDateTimeField()
+    updatedAt = UtcDateTimeField()
+
+    class Meta:
+        ref_name = "DelegatedKey"
+
+
 class WalletOperationProcessingSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=["PROCESSING"])
     message = serializers.CharField()
@@ -98,6 +117,21 @@ def auth_session(session: AuthSession, *, encrypted_key: str | None = None) -> d
     if encrypted_key is not None:
         data["encryptedSessionSigningKey"] = encrypted_key
     return data
+
+
+def delegated_key_rendered(key: DelegatedKey) -> dict[str, Any]:
+    """The reference's DelegatedKey: never the private key."""
+    return {
+        "id": key.public_id,
+        "cardId": ids.render("Card", key.card_id),
+        "fundingSourceId": ids.render("CardFundingSource", key.funding_source_id),
+        "accountId": ids.render(InternalAccount.ID_KIND, key.account_id),
+        "publicKey": key.public_key,
+        "nickname": key.nickname,
+        "status": key.status,
+        "createdAt": utc_timestamp(key.created_at),
+        "updatedAt": utc_timestamp(key.updated_at),
+    }
 
 
 def internal_account(account: InternalAccount) -> dict[str, Any]:

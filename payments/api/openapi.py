@@ -41,6 +41,8 @@ ERRORS: dict[str, tuple[int, ...]] = {
     "challengeAuthCredential": (409, 423, 429),
     "verifyAuthCredential": (409, 423, 429),
     "revokeAuthSession": (400,),
+    "createDelegatedKey": (404, 409),
+    "revokeDelegatedKey": (400,),
     "listAuthCredentials": (404,),
     "listAuthSessions": (404,),
     "listBeneficialOwners": (404, 410),
@@ -121,6 +123,7 @@ ID_KINDS = {
 ID_KINDS_BY_PATH = [
     ("/auth/credentials/{id}", "id", "AuthMethod"),
     ("/auth/sessions/{id}", "id", "Session"),
+    ("/auth/delegated-keys/{id}", "id", "DelegatedKey"),
     ("/internal-accounts/{id}", "id", "InternalAccount"),
     ("/cards/{id}", "id", "Card"),
     ("/sandbox/cards/{id}", "id", "Card"),

@@ -38,7 +38,7 @@ from uuid import UUID
 from django.db import transaction
 from django.db.models import QuerySet, Sum
 
-from payments import clock, events, ids
+from payments import clock, events, ids, wallet_seam
 from payments.errors import BadRequest, InsufficientFunds, InvalidInput, first_or_404
 from payments.ledger import (
     Leg,
@@ -86,7 +86,14 @@ def _decline_reason(card: Card, *, amount: int, currency: str, descriptor: str, 
 
 
 def _funding_accounts(card: Card) -> list[InternalAccount]:
-    return [link.account for link in card.funding_links.select_related("account__platform")]
+    """The sources Authorization Decisioning may use, in priority order: an Embedded Wallet only while
+    its delegated key for this card funding source is ACTIVE (none yet, or revoked: skipped)."""
+    return [
+        link.account
+        for link in card.funding_links.select_related("account__platform")
+        if not link.account.is_embedded_wallet
+        or wallet_seam.delegated_key_active(card_id=card.pk, account_id=link.account_id)
+    ]
 
 
 def _locked_card(platform: Platform, card_id: UUID) -> Card:

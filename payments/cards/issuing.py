@@ -8,7 +8,7 @@ import logging
 import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid5
 
 from django.core import signing
 from django.db import IntegrityError, transaction
@@ -58,6 +58,7 @@ CARD_PLATFORM_MOVES = StateMachine(
 
 CARD_VALIDITY_YEARS = 3
 REVEAL_TTL = dt.timedelta(minutes=5)
+CARD_FUNDING_TYPES = frozenset({InternalAccount.Type.INTERNAL_FIAT, InternalAccount.Type.EMBEDDED_WALLET})
 _REVEAL_SALT = "payments.cards.reveal"
 
 
@@ -84,6 +85,16 @@ def card_list(*, platform: Platform, filters: Mapping[str, Any] | None = None) -
     return cards
 
 
+# The namespace of card funding source ids (uuid5 over the card and the account it binds).
+_FUNDING_SOURCE_NAMESPACE = UUID("4d0c6d3a-5f3e-4b53-9a57-2f1e8c1d7b10")
+
+
+def card_funding_source_id(card_id: UUID, account_id: UUID) -> UUID:
+    """The id of the binding of `account_id` to `card_id` (`CardFundingSource:<uuid>` on the wire, as
+    delegated keys name it): derived from the two, so re-listing a card's sources never changes it."""
+    return uuid5(_FUNDING_SOURCE_NAMESPACE, f"{card_id}:{account_id}")
+
+
 def card_funding_source_ids(card: Card) -> list[UUID]:
     """The card's bound internal accounts, in priority order."""
     return [link.account_id for link in card.funding_links.all()]
@@ -95,8 +106,10 @@ def card_funding_source_ids(card: Card) -> list[UUID]:
 def _funding_sources(
     *, platform: Platform, customer: Customer, account_ids: Sequence[UUID], currency: str | None, field: str
 ) -> list[InternalAccount]:
-    """The accounts `account_ids` in that order, each the cardholder's ACTIVE fiat holding account,
-    all in one currency (`currency` when given); FUNDING_SOURCE_INELIGIBLE otherwise."""
+    """The accounts `account_ids` in that order, each the cardholder's ACTIVE fiat holding account or
+    Embedded Wallet (Global Account), all in one currency (`currency` when given);
+    FUNDING_SOURCE_INELIGIBLE otherwise. An Embedded Wallet funds card transactions only while the
+    wallet owner's delegated key for that card funding source is ACTIVE (`payments.cards.authorizations`)."""
     if len(set(account_ids)) != len(account_ids):
         raise InvalidInput(
             errors=[FieldError(field, "lists an account more than once", {"uniqueItems": True})]
@@ -113,9 +126,10 @@ def _funding_sources(
             raise FundingSourceIneligible(
                 f"{where} is not an internal account of the cardholder", field=where
             )
-        if account.type != InternalAccount.Type.INTERNAL_FIAT:
+        if account.type not in CARD_FUNDING_TYPES:
             raise FundingSourceIneligible(
-                f"{where} is a {account.type} account; cards are funded by fiat holding accounts",
+                f"{where} is a {account.type} account; cards are funded by fiat holding accounts and "
+                "Embedded Wallets",
                 field=where,
             )
         if account.status != InternalAccount.Status.ACTIVE:

@@ -309,6 +309,23 @@ class PasskeyChallenge:
 
 
 @record
+class DelegatedKey:
+    """A service-custodied signing key for a card funding source backed by an Embedded Wallet
+    (`DelegatedKey:<uuid>`); status PENDING, ACTIVE or REVOKED. The private key is never returned."""
+
+    id: str
+    card_id: str
+    funding_source_id: str
+    account_id: str
+    public_key: str
+    nickname: str
+    status: str
+    created_at: dt.datetime | None = None
+    updated_at: dt.datetime | None = None
+    raw: dict[str, Any] = _raw()
+
+
+@record
 class Session:
     """A wallet session (`Session:<uuid>`). Email/SMS OTP logins return this: the TEK is the key."""
 

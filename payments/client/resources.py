@@ -22,6 +22,7 @@ from payments.client.models import (
     CardReveal,
     CardTransaction,
     Customer,
+    DelegatedKey,
     ExchangeRate,
     ExternalAccount,
     FactorReset,
@@ -458,6 +459,32 @@ class Sessions(_Group):
     def revoke(self, session_id: str, signer: Signer) -> None:
         """Log a session out; it may be stamped by the session itself."""
         self._t.signed("DELETE", f"auth/sessions/{segment(session_id)}", signer=signer, success_status=204)
+
+
+class DelegatedKeys(_Group):
+    """Delegated signing keys (`/auth/delegated-keys`) of card funding sources backed by Embedded Wallets."""
+
+    def create(self, card_id: str, internal_account_id: str, nickname: str, signer: Signer) -> DelegatedKey:
+        """The three legs: `signer` (a session of that wallet) stamps both challenges; the key is ACTIVE."""
+        body = {"cardId": card_id, "internalAccountId": internal_account_id, "nickname": nickname}
+        response = self._t.signed(
+            "POST", "auth/delegated-keys", json_body=body, signer=signer, success_status=201, signed_legs=2
+        )
+        return from_wire(DelegatedKey, json_of(response))
+
+    def list(
+        self, *, account_id: str | None = None, funding_source_id: str | None = None
+    ) -> list[DelegatedKey]:
+        """At least one filter; PENDING, ACTIVE and REVOKED keys."""
+        filters = {"accountId": account_id, "fundingSourceId": funding_source_id}
+        return list_from_wire(DelegatedKey, self._get("auth/delegated-keys", **filters))
+
+    def get(self, key_id: str) -> DelegatedKey:
+        return from_wire(DelegatedKey, self._get(f"auth/delegated-keys/{segment(key_id)}"))
+
+    def revoke(self, key_id: str) -> None:
+        """Revoke an ACTIVE key (no wallet signature: the custodied key revokes itself)."""
+        self._t.call("DELETE", f"auth/delegated-keys/{segment(key_id)}")
 
 
 class Quotes(_Group):

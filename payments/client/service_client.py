@@ -70,6 +70,7 @@ class ServiceClient:
         self.external_accounts = resources.ExternalAccounts(t, self)
         self.credentials = resources.Credentials(t, self)
         self.sessions = resources.Sessions(t, self)
+        self.delegated_keys = resources.DelegatedKeys(t, self)
         self.quotes = resources.Quotes(t, self)
         self.sca = resources.Sca(t, self)
         self.transactions = resources.Transactions(t, self)

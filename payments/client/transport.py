@@ -180,22 +180,26 @@ class Transport:
         json_body: Any = None,
         params: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
+        signed_legs: int = 1,
     ) -> httpx.Response:
-        """Both legs of a signed-retry operation; returns the terminal answer (never the 202)."""
+        """Every leg of a signed-retry operation; returns the terminal answer (never a 202).
+        `signed_legs`: how many signed retries the operation takes (a delegated key's creation: 2),
+        each answering the next challenge with the same body."""
         call = self._call(method, path, json_body, params, headers)
-        first = self.until_terminal(call, success_status)
-        if first.status_code != 202:
-            return first  # nothing to consent to (e.g. a change that touches no credential)
-        challenge = from_wire(SignedRequestChallenge, json_of(first))
-        if signer is None:
-            raise SignerRequired(challenge)
-        retry = call.with_headers(
-            **{
-                SIGNATURE_HEADER: signer.sign(challenge.payload_to_sign),
-                REQUEST_ID_HEADER: challenge.request_id,
-            }
-        )
-        response = self.until_terminal(retry, success_status)
+        response = self.until_terminal(call, success_status)
+        for _ in range(signed_legs):
+            if response.status_code != 202:
+                return response  # nothing (more) to consent to (e.g. a change that touches no credential)
+            challenge = from_wire(SignedRequestChallenge, json_of(response))
+            if signer is None:
+                raise SignerRequired(challenge)
+            retry = call.with_headers(
+                **{
+                    SIGNATURE_HEADER: signer.sign(challenge.payload_to_sign),
+                    REQUEST_ID_HEADER: challenge.request_id,
+                }
+            )
+            response = self.until_terminal(retry, success_status)
         if response.status_code == 202:
             raise UnexpectedResponse("the signed retry was answered with another challenge", status=202)
         return response

@@ -63,7 +63,8 @@ def test_issue_refusals(api, other_api):
     assert (refused.status_code, refused.json()["code"]) == (400, "FUNDING_SOURCE_INELIGIBLE")
 
     wallet = customer.internal_accounts.get(type="EMBEDDED_WALLET")
-    body["fundingSources"] = [wallet.public_id]
+    # an Embedded Wallet may fund a card (once a delegated key is ACTIVE), but it holds USDC, not USD
+    body["fundingSources"] = [account.public_id, wallet.public_id]
     assert api.post("/cards", body).json()["code"] == "FUNDING_SOURCE_INELIGIBLE"
     body["fundingSources"] = [account.public_id, holding_account(customer, "EUR").public_id]
     assert api.post("/cards", body).json()["code"] == "FUNDING_SOURCE_INELIGIBLE"

@@ -22,6 +22,14 @@ PROCESSING_RESPONSE = OpenApiResponse(
     description="Still processing: re-send the identical request (a 200 is a result only without status PROCESSING)",
 )
 REVOKE_RESPONSES = {204: None, 202: AuthSignedRequestChallengeSerializer, 200: PROCESSING_RESPONSE}
+
+
+def created_responses(created: Any, challenge: Any = AuthSignedRequestChallengeSerializer) -> dict[int, Any]:
+    """The answers of a signed-retry operation that creates something: 201 `created`, 202 the
+    challenge, 200 PROCESSING."""
+    return {201: created, 202: challenge, 200: PROCESSING_RESPONSE}
+
+
 TAGS = ["Embedded Wallet Auth"]
 operation = operations(TAGS)
 signed_operation = operations(TAGS, parameters=SIGNED_RETRY_PARAMETERS)
@@ -52,6 +60,14 @@ def first_leg_body(
     if isinstance(parser, dict):
         return parse_typed(parser, attempt.body)
     return parse_body(parser, attempt.body)
+
+
+def signed_request_parsed(
+    request: Request, parser: type[serializers.Serializer]
+) -> tuple[Attempt, dict[str, Any] | None]:
+    """The attempt and its parsed body (None on a signed retry; see `first_leg_body`)."""
+    attempt = signed_retry_attempt(request)
+    return attempt, first_leg_body(attempt, parser)
 
 
 def keyed_signed_response(

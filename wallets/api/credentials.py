@@ -12,10 +12,10 @@ from payments.api.schema import one_of
 from payments.api.signed_retry import SIMULATE_PARAMETER
 from payments.errors import FieldError, InvalidInput
 from wallets.api.common import (
-    PROCESSING_RESPONSE,
     REVOKE_RESPONSES,
     SIGNED_RETRY_PARAMETERS,
     client_key_field,
+    created_responses,
     first_leg_body,
     operation,
     render,
@@ -108,11 +108,7 @@ class CredentialListCreateApi(APIView):
     @signed_operation(
         "createAuthCredential",
         request=CREATE_REQUEST,
-        responses={
-            201: AuthMethodResponseSerializer,
-            202: AuthSignedRequestChallengeSerializer,
-            200: PROCESSING_RESPONSE,
-        },
+        responses=created_responses(AuthMethodResponseSerializer),
     )
     def post(self, request: Request) -> Response:
         attempt = signed_retry_attempt(request)

@@ -10,9 +10,9 @@ from payments.api.parsing import ApiSerializer
 from payments.wire.signed_requests import SignedRequestChallengeSerializer
 from wallets import service_keys
 from wallets.api.common import (
-    PROCESSING_RESPONSE,
     REVOKE_RESPONSES,
     client_key_field,
+    created_responses,
     keyed_signed_response,
     operation,
     render,
@@ -54,11 +54,7 @@ class SessionRefreshApi(APIView):
     @signed_operation(
         "refreshAuthSession",
         request=AuthSessionRefreshRequestSerializer,
-        responses={
-            201: AuthSessionSerializer,
-            202: SignedRequestChallengeSerializer,
-            200: PROCESSING_RESPONSE,
-        },
+        responses=created_responses(AuthSessionSerializer, SignedRequestChallengeSerializer),
     )
     def post(self, request: Request, id: str) -> Response:
         return keyed_signed_response(

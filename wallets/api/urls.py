@@ -6,6 +6,7 @@ from wallets.api.credentials import (
     CredentialListCreateApi,
     CredentialVerifyApi,
 )
+from wallets.api.delegated_keys import DelegatedKeyDetailApi, DelegatedKeyListCreateApi
 from wallets.api.sessions import ServiceKeysApi, SessionDetailApi, SessionListApi, SessionRefreshApi
 
 app_name = "wallets"
@@ -23,6 +24,11 @@ urlpatterns = [
         ("", SessionListApi, "session-list"),
         ("/<str:id>", SessionDetailApi, "session-detail"),
         ("/<str:id>/refresh", SessionRefreshApi, "session-refresh"),
+    ),
+    *routes(
+        "auth/delegated-keys",
+        ("", DelegatedKeyListCreateApi, "delegated-key-list"),
+        ("/<str:id>", DelegatedKeyDetailApi, "delegated-key-detail"),
     ),
     *routes(
         "",

@@ -48,6 +48,7 @@ urlpatterns = [
         name="credential-remove",
     ),
     path("security/sessions/<str:session_id>/revoke/", security.session_revoke_view, name="session-revoke"),
+    path("security/card-keys/<str:key_id>/revoke/", security.card_key_revoke_view, name="card-key-revoke"),
     path("security/privacy/", security.privacy_view, name="privacy"),
     path("security/export/", security.export_view, name="export"),
     # The money pages: balances and history, send, quote confirmation, a payment's status.

@@ -1,5 +1,6 @@
 """The security page: credentials and sessions, renaming a passkey, removing a credential, signing
-other sessions out, the privacy switch, and the wallet export.
+other sessions out, the card keys (delegated keys) and revoking one, the privacy switch, and the
+wallet export.
 
 Adding or removing credentials and exporting need a fresh sign-in (`PORTAL_REAUTH_SECONDS`); every
 change is stamped with the kept session key. When the key has expired or was revoked the person signs
@@ -110,6 +111,7 @@ def _security_context(request: HttpRequest, client: ServiceClient, account: Port
             )
             for s in sessions
         ],
+        "card_keys": [k for k in client.delegated_keys.list(account_id=wallet_id) if k.status != "REVOKED"],
         "private_enabled": bool(wallet and wallet.private_enabled),
         "has_key": current is not None,
         "fresh": auth_is_fresh(request),
@@ -224,6 +226,27 @@ def credential_rename_view(request: HttpRequest, credential_id: str) -> HttpResp
         if row["item"].id == credential.id:
             row.update(editing=True, form=form)
     return no_store(page(request, SECURITY_PAGE, context, status=400 if form.errors else 200))
+
+
+@service_errors
+@portal_login_required
+@require_POST
+def card_key_revoke_view(request: HttpRequest, key_id: str) -> HttpResponse:
+    """Stop the service signing card payments from this wallet with a card key (a delegated key)."""
+    security = reverse("portal:security")
+    client = service_client()
+    account = current_account(request)
+    wallet_id = _wallet(client, account)
+    key = next((k for k in client.delegated_keys.list(account_id=wallet_id) if k.id == key_id), None)
+    if key is None:
+        raise Http404("No such card key in this wallet")
+    if key.status == "ACTIVE":
+        client.delegated_keys.revoke(key.id)
+    if not getattr(request, "htmx", False):
+        messages.success(request, f"Card key “{key.nickname}” was revoked.")
+        return go(request, security)
+    context = _security_context(request, client, account)
+    return page(request, SECURITY_PAGE, {**context, "card_keys_notice": "Revoked."}, partial="card_keys")
 
 
 @service_errors
