@@ -9,7 +9,7 @@ paths serve only the platform's own accounts (no customer).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from uuid import UUID
 
@@ -281,8 +281,8 @@ class _OwnershipApi(APIView):
             raise
         return self.answer(request, where, body)
 
-    def answer(self, request: Request, where: dict[str, Any], body: dict[str, Any]) -> Response:
-        raise NotImplementedError
+    # Each view's step: (the request, the account it names, the parsed body) -> the answer.
+    answer: Callable[[Request, dict[str, Any], dict[str, Any]], Response]
 
 
 class _OwnershipChallengeApi(_OwnershipApi):
