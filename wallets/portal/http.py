@@ -1,5 +1,6 @@
 """Small helpers the portal's views share: page-or-partial rendering, redirects that work for htmx,
-JSON answers for the WebAuthn shim, and one place that turns an unreachable service into a page."""
+JSON answers for the WebAuthn shim, one place that turns an unreachable service into a page, and the
+404 for what is not the signed-in person's."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ from functools import wraps
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from payments.client import ServiceClientError, ServiceError, json_input
+from payments.client import NotFound, ServiceClientError, ServiceError, json_input
 from wallets.portal import wording
 
 log = logging.getLogger(__name__)
@@ -23,6 +24,18 @@ log = logging.getLogger(__name__)
 
 class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
+
+
+def owned_or_404[T](get: Callable[[str], T], resource_id: str, *, owner: str, of: str, what: str) -> T:
+    """The service's resource `resource_id` (read with `get`) when its `of` field names `owner`, the
+    signed-in customer; 404 otherwise, so another customer's is never shown."""
+    try:
+        found = get(resource_id)
+    except NotFound:
+        raise Http404(f"No such {what}") from None
+    if getattr(found, of) != owner:
+        raise Http404(f"No such {what}")
+    return found
 
 
 def page(

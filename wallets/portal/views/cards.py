@@ -5,13 +5,13 @@ them, and showing a card's details behind a fresh sign-in (as the wallet export 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from payments.client import Card, NotFound, ServiceClient
+from payments.client import Card, ServiceClient
 from wallets.portal.auth import auth_is_fresh, current_account, reauth_redirect, signed_in_service_view
-from wallets.portal.http import go, no_store, page
+from wallets.portal.http import go, no_store, owned_or_404, page
 from wallets.portal.models import PortalAccount
 from wallets.portal.service import service_client
 
@@ -25,14 +25,7 @@ def _account(request: HttpRequest) -> PortalAccount:
 
 
 def _own_card(client: ServiceClient, account: PortalAccount, card_id: str) -> Card:
-    """The card, when it is this user's; 404 otherwise (another customer's card is not shown)."""
-    try:
-        card = client.cards.get(card_id)
-    except NotFound:
-        raise Http404("No such card") from None
-    if card.cardholder_id != account.customer_id:
-        raise Http404("No such card")
-    return card
+    return owned_or_404(client.cards.get, card_id, owner=account.customer_id, of="cardholder_id", what="card")
 
 
 @require_GET

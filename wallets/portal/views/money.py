@@ -28,7 +28,7 @@ from payments.client import (
     Transaction,
 )
 from wallets.portal.auth import current_account, signed_in_service_view
-from wallets.portal.http import go, no_store, page
+from wallets.portal.http import go, no_store, owned_or_404, page
 from wallets.portal.models import PortalAccount
 from wallets.portal.money import TERMINAL_STATUSES, fee_lines, rate_text
 from wallets.portal.payees import Payee, payee_of
@@ -88,13 +88,8 @@ def _new_quote(
 
 
 def _own_transaction(client: ServiceClient, account: PortalAccount, transaction_id: str) -> Transaction:
-    try:
-        txn = client.transactions.get(transaction_id)
-    except NotFound:
-        raise Http404("No such transaction") from None
-    if txn.customer_id != account.customer_id:
-        raise Http404("No such transaction")
-    return txn
+    get = client.transactions.get
+    return owned_or_404(get, transaction_id, owner=account.customer_id, of="customer_id", what="transaction")
 
 
 def _saved_accounts(client: ServiceClient, account: PortalAccount) -> dict[str, ExternalAccount]:
