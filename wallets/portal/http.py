@@ -26,14 +26,16 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-def owned_or_404[T](get: Callable[[str], T], resource_id: str, *, owner: str, of: str, what: str) -> T:
-    """The service's resource `resource_id` (read with `get`) when its `of` field names `owner`, the
-    signed-in customer; 404 otherwise, so another customer's is never shown."""
+def owned_or_404[T](
+    get: Callable[[str], T], resource_id: str, *, owner: str, of: Callable[[T], Any], what: str
+) -> T:
+    """The service's resource `resource_id` (read with `get`) when `of` it names `owner` (the signed-in
+    person's customer or wallet); 404 otherwise, so another person's is never shown."""
     try:
         found = get(resource_id)
     except NotFound:
         raise Http404(f"No such {what}") from None
-    if getattr(found, of) != owner:
+    if not owner or of(found) != owner:
         raise Http404(f"No such {what}")
     return found
 

@@ -4,6 +4,8 @@ them, and showing a card's details behind a fresh sign-in (as the wallet export 
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
@@ -25,7 +27,9 @@ def _account(request: HttpRequest) -> PortalAccount:
 
 
 def _own_card(client: ServiceClient, account: PortalAccount, card_id: str) -> Card:
-    return owned_or_404(client.cards.get, card_id, owner=account.customer_id, of="cardholder_id", what="card")
+    return owned_or_404(
+        client.cards.get, card_id, owner=account.customer_id, of=attrgetter("cardholder_id"), what="card"
+    )
 
 
 @require_GET

@@ -9,11 +9,12 @@ Service errors reach people through `wallets.portal.wording.explain`, never as t
 from __future__ import annotations
 
 import uuid
+from operator import attrgetter
 from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
@@ -21,7 +22,6 @@ from django.views.decorators.http import require_GET, require_POST
 from payments.client import (
     ExternalAccount,
     InternalAccount,
-    NotFound,
     Quote,
     ServiceClient,
     ServiceError,
@@ -57,13 +57,13 @@ def _wallet(client: ServiceClient, account: PortalAccount) -> InternalAccount | 
 
 def _own_quote(client: ServiceClient, account: PortalAccount, quote_id: str) -> Quote:
     """The quote, if its source is this person's wallet; otherwise 404 (as if it did not exist)."""
-    try:
-        quote = client.quotes.get(quote_id)
-    except NotFound:
-        raise Http404("No such quote") from None
-    if not account.wallet_account_id or quote.source.get("accountId") != account.wallet_account_id:
-        raise Http404("No such quote")
-    return quote
+    return owned_or_404(
+        client.quotes.get, quote_id, owner=account.wallet_account_id, of=_source_account, what="quote"
+    )
+
+
+def _source_account(quote: Quote) -> str | None:
+    return quote.source.get("accountId")
 
 
 def _new_quote(
@@ -88,8 +88,13 @@ def _new_quote(
 
 
 def _own_transaction(client: ServiceClient, account: PortalAccount, transaction_id: str) -> Transaction:
-    get = client.transactions.get
-    return owned_or_404(get, transaction_id, owner=account.customer_id, of="customer_id", what="transaction")
+    return owned_or_404(
+        client.transactions.get,
+        transaction_id,
+        owner=account.customer_id,
+        of=attrgetter("customer_id"),
+        what="transaction",
+    )
 
 
 def _saved_accounts(client: ServiceClient, account: PortalAccount) -> dict[str, ExternalAccount]:
