@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.pagination import PAGE_PARAMETERS, paginate
+from payments.api.pagination import paginate
 from payments.api.parsing import parse_body
 from payments.api.schema import operations
 from payments.documents import (
@@ -50,7 +50,6 @@ class DocumentListUploadApi(APIView):
                 str,
                 description="Filter by document holder ID (Customer or BeneficialOwner)",
             ),
-            *PAGE_PARAMETERS,
         ],
         responses=DocumentListResponseSerializer,
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 from django.core.cache import cache
 from drf_spectacular.utils import OpenApiParameter
@@ -17,7 +18,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import rates
-from payments.api.parsing import parse_query
 from payments.api.schema import operations
 from payments.errors import FieldError, InvalidInput
 from payments.exchange_rates import DEFAULT_SENDING_AMOUNT, EXCHANGE_RATE_CACHE_SECONDS, exchange_rates
@@ -58,8 +58,8 @@ class ExchangeRateListSerializer(serializers.Serializer):
 class ExchangeRateListApi(APIView):
     @_operation(
         "getExchangeRates",
+        query=ExchangeRateQuerySerializer,
         parameters=[
-            ExchangeRateQuerySerializer,
             OpenApiParameter(
                 "destinationCurrency",
                 str,
@@ -69,8 +69,7 @@ class ExchangeRateListApi(APIView):
         ],
         responses=ExchangeRateListSerializer,
     )
-    def get(self, request: Request) -> Response:
-        query = parse_query(ExchangeRateQuerySerializer, request.query_params)
+    def get(self, request: Request, query: dict[str, Any]) -> Response:
         source = query.get("sourceCurrency")
         destinations = request.query_params.getlist("destinationCurrency") or None
         errors = []
