@@ -22,7 +22,7 @@ from payments.api.schema import operations
 from payments.errors import FieldError, InvalidInput
 from payments.exchange_rates import DEFAULT_SENDING_AMOUNT, EXCHANGE_RATE_CACHE_SECONDS, exchange_rates
 from payments.pricing import MAX_AMOUNT
-from payments.wire.money import CurrencySerializer
+from payments.wire.money import CurrencySerializer, amount_field
 
 TAGS = ["Exchange Rates"]
 _operation = operations(TAGS)
@@ -34,18 +34,18 @@ class ExchangeRateQuerySerializer(serializers.Serializer):
 
 
 class ExchangeRateFeesSerializer(serializers.Serializer):
-    fixed = serializers.IntegerField(min_value=0)
-    total = serializers.IntegerField(min_value=0)
+    fixed = amount_field()
+    total = amount_field()
 
 
 class ExchangeRateSerializer(serializers.Serializer):
     sourceCurrency = CurrencySerializer()
     destinationCurrency = CurrencySerializer()
     destinationPaymentRail = serializers.CharField()
-    minSendingAmount = serializers.IntegerField(min_value=0)
-    maxSendingAmount = serializers.IntegerField(min_value=0)
-    sendingAmount = serializers.IntegerField(min_value=0)
-    receivingAmount = serializers.IntegerField(min_value=0)
+    minSendingAmount = amount_field()
+    maxSendingAmount = amount_field()
+    sendingAmount = amount_field()
+    receivingAmount = amount_field()
     exchangeRate = serializers.FloatField()
     fees = ExchangeRateFeesSerializer()
     updatedAt = serializers.DateTimeField()
