@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
@@ -30,15 +32,10 @@ DocumentListResponseSerializer = page_of(DocumentSerializer, "DocumentListRespon
 class DocumentListUploadApi(APIView):
     parser_classes = [MultiPartParser]
 
-    @_operation(
-        "uploadDocument",
-        request={"multipart/form-data": DocumentUploadSerializer},
-        responses={201: DocumentSerializer},
-    )
-    def post(self, request: Request) -> Response:
-        data = parse_body(DocumentUploadSerializer, request.data)
+    @_operation("uploadDocument", body=DocumentUploadSerializer, responses={201: DocumentSerializer})
+    def post(self, request: Request, body: dict[str, Any]) -> Response:
         document = document_upload(
-            platform=request.auth.platform, holder_id=data["documentHolder"], data=data, file=data["file"]
+            platform=request.auth.platform, holder_id=body["documentHolder"], data=body, file=body["file"]
         )
         return Response(DocumentSerializer(document).data, status=201)
 
@@ -70,7 +67,7 @@ class DocumentDetailApi(APIView):
 
     @_operation(
         "replaceDocument",
-        request={"multipart/form-data": DocumentReplaceSerializer},
+        request=DocumentReplaceSerializer,
         responses=DocumentSerializer,
     )
     def put(self, request: Request, documentId: str) -> Response:

@@ -29,10 +29,11 @@ def operations(tags: list[str], **defaults: Any) -> Callable[..., Callable[[Call
     ) -> Callable[[Callable], Callable]:
         """The view method documented as `operation_id` (`kwargs`: the rest of its `extend_schema`).
         `query`, the query string's serializer, is its first parameter and is parsed into the
-        method's `query` argument; `body`, the body's serializer, is its `request` (unless `request`
-        names it under a media type) and is parsed into the method's `body` argument. Bad input is
-        a 400 before the method runs. A page response (`page_of`) brings the page parameters that
-        `paginate` reads."""
+        method's `query` argument; `body`, the body's serializer, is its `request` (a form where the
+        view's parser is multipart) and is parsed into the method's `body` argument. Bad input is a
+        400 before the method runs. A page response (`page_of`) brings the page parameters that
+        `paginate` reads. Parsing needs the decorator on the method itself: `extend_schema_view`
+        keeps only the documentation."""
         schema = defaults | kwargs
         parameters = [*([query] if query else []), *schema.get("parameters", [])]
         if getattr(schema.get("responses"), "paginated", False):
@@ -40,7 +41,7 @@ def operations(tags: list[str], **defaults: Any) -> Callable[..., Callable[[Call
         if parameters:
             schema["parameters"] = parameters
         if body is not None:
-            schema.setdefault("request", body)
+            schema["request"] = body
         document = extend_schema(operation_id=operation_id, tags=tags, **schema)
         if query is None and body is None:
             return document
