@@ -245,9 +245,9 @@ def external_account_list(
 def external_account_create(
     *,
     platform: Platform,
+    customer_id: UUID | None = None,
     currency: str,
     account_info: Mapping[str, Any],
-    customer_id: UUID | None = None,
     platform_account_id: str = "",
     ownership_type: str = "",
     default_uma_deposit_account: bool = False,

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.pagination import PAGE_PARAMETERS, paginate
+from payments.api.pagination import paginate
 from payments.api.parsing import parse_body
 from payments.api.schema import operations
 from payments.beneficial_owners import (
@@ -40,13 +42,12 @@ def _customer_id(value: object, field: str = "customerId"):
 class BeneficialOwnerListCreateApi(APIView):
     @_operation(
         "createBeneficialOwner",
-        request=BeneficialOwnerCreateSerializer,
+        body=BeneficialOwnerCreateSerializer,
         responses={201: BeneficialOwnerSerializer},
     )
-    def post(self, request: Request) -> Response:
-        data = parse_body(BeneficialOwnerCreateSerializer, request.data)
+    def post(self, request: Request, body: dict[str, Any]) -> Response:
         owner = beneficial_owner_create(
-            platform=request.auth.platform, customer_id=_customer_id(data["customerId"]), data=data
+            platform=request.auth.platform, customer_id=_customer_id(body["customerId"]), data=body
         )
         return Response(BeneficialOwnerSerializer(owner).data, status=201)
 
@@ -54,7 +55,6 @@ class BeneficialOwnerListCreateApi(APIView):
         "listBeneficialOwners",
         parameters=[
             OpenApiParameter("customerId", str, required=True, description="The business customer ID"),
-            *PAGE_PARAMETERS,
         ],
         responses=BeneficialOwnerListResponseSerializer,
     )

@@ -6,6 +6,8 @@ job shows PENDING until a worker picks it up.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
@@ -13,7 +15,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.parsing import parse_body
 from payments.api.schema import operations, path_parameter
 from payments.bulk_uploads import (
     KNOWN_COLUMNS,
@@ -55,12 +56,11 @@ class BulkCustomerCsvUploadApi(APIView):
 
     @_operation(
         "uploadCustomersCsv",
-        request={"multipart/form-data": BulkCsvUploadSerializer},
+        body=BulkCsvUploadSerializer,
         responses={202: BulkCustomerImportJobAcceptedSerializer},
     )
-    def post(self, request: Request) -> Response:
-        data = parse_body(BulkCsvUploadSerializer, request.data)
-        job = bulk_upload_create(platform=request.auth.platform, file=data["file"])
+    def post(self, request: Request, body: dict[str, Any]) -> Response:
+        job = bulk_upload_create(platform=request.auth.platform, file=body["file"])
         return Response({"jobId": job.public_id, "status": job.status}, status=202)
 
 

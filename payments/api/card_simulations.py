@@ -14,8 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.cards import parse_id_field
-from payments.api.parsing import ApiSerializer, parse_body
+from payments.api.parsing import ApiSerializer, parse_body, parse_id_field
 from payments.api.schema import operations, post_view
 from payments.cards.authorizations import (
     CREDIT,

@@ -12,8 +12,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.pagination import PAGE_PARAMETERS, paginate
-from payments.api.parsing import ApiSerializer, parse_body, parse_query
+from payments.api.pagination import paginate
+from payments.api.parsing import ApiSerializer, parse_body, parse_id_field
 from payments.api.schema import operations
 from payments.cards import card_create, card_get, card_list, card_reveal, card_update
 from payments.errors import FieldError, InvalidInput
@@ -27,14 +27,6 @@ _operation = operations(TAGS)
 
 CardListResponseSerializer = page_of(CardSerializer, "CardListResponse", count_required=False)
 PLATFORM_STATES = [Card.State.ACTIVE, Card.State.FROZEN, Card.State.CLOSED]
-
-
-def parse_id_field(kind: str, value: Any, field: str) -> UUID:
-    """`value` as a `kind:<uuid>` id, or 400 naming `field`."""
-    parsed = ids.parse_or_none(kind, value)
-    if parsed is None:
-        raise InvalidInput(errors=[FieldError(field, f"Must be a {kind}:<uuid> id", {"type": "string"})])
-    return parsed
 
 
 def _funding_source_ids(values: list[str]) -> list[UUID]:
@@ -80,9 +72,8 @@ class CardListQuerySerializer(serializers.Serializer):
 
 
 class CardListCreateApi(APIView):
-    @_operation("createCard", request=CardCreateSerializer, responses={201: CardSerializer})
-    def post(self, request: Request) -> Response:
-        body = parse_body(CardCreateSerializer, request.data)
+    @_operation("createCard", body=CardCreateSerializer, responses={201: CardSerializer})
+    def post(self, request: Request, body: dict[str, Any]) -> Response:
         card = card_create(
             platform=request.auth.platform,
             cardholder_id=parse_id_field("Customer", body["cardholderId"], "cardholderId"),
@@ -93,13 +84,8 @@ class CardListCreateApi(APIView):
         )
         return Response(render_card(card), status=201)
 
-    @_operation(
-        "listCards",
-        parameters=[CardListQuerySerializer, *PAGE_PARAMETERS],
-        responses=CardListResponseSerializer,
-    )
-    def get(self, request: Request) -> Response:
-        query = parse_query(CardListQuerySerializer, request.query_params)
+    @_operation("listCards", query=CardListQuerySerializer, responses=CardListResponseSerializer)
+    def get(self, request: Request, query: dict[str, Any]) -> Response:
         filters: dict[str, Any] = {}
         if "cardholderId" in query:
             filters["cardholder_id"] = parse_id_field("Customer", query["cardholderId"], "cardholderId")

@@ -1,18 +1,24 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from payments.api.parsing import ApiSerializer, parse_body
+from payments.api.parsing import ApiSerializer
+from payments.api.schema import operations
 from payments.counterparty import FIELD_NAMES
 from payments.platforms import config_update
 from payments.pricing import MAX_AMOUNT
 from payments.service_keys import WEBHOOK_SIGNING, service_public_key_hex
 from payments.wire.ids import PublicIdField
 from payments.wire.time import UtcDateTimeField
+
+TAGS = ["Platform Configuration"]
+_operation = operations(TAGS)
 
 
 class FixedFeeSerializer(ApiSerializer):
@@ -114,19 +120,13 @@ class PlatformConfigSerializer(serializers.Serializer):
 
 
 class ConfigApi(APIView):
-    @extend_schema(
-        operation_id="getPlatformConfig", responses=PlatformConfigSerializer, tags=["Platform Configuration"]
-    )
+    @_operation("getPlatformConfig", responses=PlatformConfigSerializer)
     def get(self, request: Request) -> Response:
         return Response(PlatformConfigSerializer(request.auth.platform).data)
 
-    @extend_schema(
-        operation_id="updatePlatformConfig",
-        request=PlatformConfigUpdateSerializer,
-        responses=PlatformConfigSerializer,
-        tags=["Platform Configuration"],
+    @_operation(
+        "updatePlatformConfig", body=PlatformConfigUpdateSerializer, responses=PlatformConfigSerializer
     )
-    def patch(self, request: Request) -> Response:
-        changes = parse_body(PlatformConfigUpdateSerializer, request.data)
-        platform = config_update(platform_id=request.auth.platform_id, changes=changes)
+    def patch(self, request: Request, body: dict[str, Any]) -> Response:
+        platform = config_update(platform_id=request.auth.platform_id, changes=body)
         return Response(PlatformConfigSerializer(platform).data)

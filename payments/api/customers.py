@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -8,8 +10,8 @@ from rest_framework.views import APIView
 
 from payments import ids
 from payments.accounts import platform_currency_codes
-from payments.api.pagination import PAGE_PARAMETERS, paginate
-from payments.api.parsing import parse_query, request_json
+from payments.api.pagination import paginate
+from payments.api.parsing import request_json
 from payments.api.schema import list_of, one_of, operations
 from payments.api.signed_retry import SIGNED_RETRY_PARAMETERS, slow_wallet_requested
 from payments.customers import (
@@ -84,16 +86,8 @@ class CustomerListCreateApi(APIView):
         customer = customer_create(platform=platform, data=data)
         return Response(render_customer(customer), status=201)
 
-    @_operation(
-        "listCustomers",
-        parameters=[
-            CustomerListQuerySerializer,
-            *PAGE_PARAMETERS,
-        ],
-        responses=CustomerListResponseSerializer,
-    )
-    def get(self, request: Request) -> Response:
-        query = parse_query(CustomerListQuerySerializer, request.query_params)
+    @_operation("listCustomers", query=CustomerListQuerySerializer, responses=CustomerListResponseSerializer)
+    def get(self, request: Request, query: dict[str, Any]) -> Response:
         customers = customer_list(platform=request.auth.platform, filters=query).prefetch_related(
             "beneficial_owners"
         )

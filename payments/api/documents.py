@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
@@ -7,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.pagination import PAGE_PARAMETERS, paginate
+from payments.api.pagination import paginate
 from payments.api.parsing import parse_body
 from payments.api.schema import operations
 from payments.documents import (
@@ -30,15 +32,10 @@ DocumentListResponseSerializer = page_of(DocumentSerializer, "DocumentListRespon
 class DocumentListUploadApi(APIView):
     parser_classes = [MultiPartParser]
 
-    @_operation(
-        "uploadDocument",
-        request={"multipart/form-data": DocumentUploadSerializer},
-        responses={201: DocumentSerializer},
-    )
-    def post(self, request: Request) -> Response:
-        data = parse_body(DocumentUploadSerializer, request.data)
+    @_operation("uploadDocument", body=DocumentUploadSerializer, responses={201: DocumentSerializer})
+    def post(self, request: Request, body: dict[str, Any]) -> Response:
         document = document_upload(
-            platform=request.auth.platform, holder_id=data["documentHolder"], data=data, file=data["file"]
+            platform=request.auth.platform, holder_id=body["documentHolder"], data=body, file=body["file"]
         )
         return Response(DocumentSerializer(document).data, status=201)
 
@@ -50,7 +47,6 @@ class DocumentListUploadApi(APIView):
                 str,
                 description="Filter by document holder ID (Customer or BeneficialOwner)",
             ),
-            *PAGE_PARAMETERS,
         ],
         responses=DocumentListResponseSerializer,
     )
@@ -71,7 +67,7 @@ class DocumentDetailApi(APIView):
 
     @_operation(
         "replaceDocument",
-        request={"multipart/form-data": DocumentReplaceSerializer},
+        request=DocumentReplaceSerializer,
         responses=DocumentSerializer,
     )
     def put(self, request: Request, documentId: str) -> Response:

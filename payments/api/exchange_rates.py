@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 from django.core.cache import cache
 from drf_spectacular.utils import OpenApiParameter
@@ -17,12 +18,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import rates
-from payments.api.parsing import parse_query
 from payments.api.schema import operations
 from payments.errors import FieldError, InvalidInput
 from payments.exchange_rates import DEFAULT_SENDING_AMOUNT, EXCHANGE_RATE_CACHE_SECONDS, exchange_rates
 from payments.pricing import MAX_AMOUNT
-from payments.wire.money import CurrencySerializer
+from payments.wire.money import CurrencySerializer, amount_field
 
 TAGS = ["Exchange Rates"]
 _operation = operations(TAGS)
@@ -34,18 +34,18 @@ class ExchangeRateQuerySerializer(serializers.Serializer):
 
 
 class ExchangeRateFeesSerializer(serializers.Serializer):
-    fixed = serializers.IntegerField(min_value=0)
-    total = serializers.IntegerField(min_value=0)
+    fixed = amount_field()
+    total = amount_field()
 
 
 class ExchangeRateSerializer(serializers.Serializer):
     sourceCurrency = CurrencySerializer()
     destinationCurrency = CurrencySerializer()
     destinationPaymentRail = serializers.CharField()
-    minSendingAmount = serializers.IntegerField(min_value=0)
-    maxSendingAmount = serializers.IntegerField(min_value=0)
-    sendingAmount = serializers.IntegerField(min_value=0)
-    receivingAmount = serializers.IntegerField(min_value=0)
+    minSendingAmount = amount_field()
+    maxSendingAmount = amount_field()
+    sendingAmount = amount_field()
+    receivingAmount = amount_field()
     exchangeRate = serializers.FloatField()
     fees = ExchangeRateFeesSerializer()
     updatedAt = serializers.DateTimeField()
@@ -58,8 +58,8 @@ class ExchangeRateListSerializer(serializers.Serializer):
 class ExchangeRateListApi(APIView):
     @_operation(
         "getExchangeRates",
+        query=ExchangeRateQuerySerializer,
         parameters=[
-            ExchangeRateQuerySerializer,
             OpenApiParameter(
                 "destinationCurrency",
                 str,
@@ -69,8 +69,7 @@ class ExchangeRateListApi(APIView):
         ],
         responses=ExchangeRateListSerializer,
     )
-    def get(self, request: Request) -> Response:
-        query = parse_query(ExchangeRateQuerySerializer, request.query_params)
+    def get(self, request: Request, query: dict[str, Any]) -> Response:
         source = query.get("sourceCurrency")
         destinations = request.query_params.getlist("destinationCurrency") or None
         errors = []

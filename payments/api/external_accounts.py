@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.pagination import PAGE_PARAMETERS, paginate
+from payments.api.pagination import paginate
 from payments.api.parsing import ApiSerializer, field_errors, parse_body, parse_query
 from payments.api.schema import one_of, operations, path_parameter, post_view
 from payments.errors import FieldError, InvalidInput
@@ -196,7 +196,7 @@ def _list_create_operations(owner: str):
             ),
             get=_operation(
                 f"list{owner}ExternalAccounts",
-                parameters=[view.query_serializer, *PAGE_PARAMETERS],
+                parameters=[view.query_serializer],
                 responses=ExternalAccountListResponseSerializer,
             ),
         )(view)

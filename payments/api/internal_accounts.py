@@ -7,12 +7,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from payments import ids
 from payments.accounts import account_rendered, customer_internal_account_list, platform_internal_account_list
-from payments.api.pagination import PAGE_PARAMETERS, paginate
-from payments.api.parsing import parse_query
+from payments.api.pagination import paginate
+from payments.api.parsing import parse_id_field
 from payments.api.schema import operations
-from payments.errors import FieldError, InvalidInput
 from payments.models import InternalAccount
 from payments.wire.accounts import InternalAccountSerializer
 from payments.wire.pages import page_of
@@ -43,18 +41,13 @@ class CustomerInternalAccountQuerySerializer(PlatformInternalAccountQuerySeriali
 class CustomerInternalAccountListApi(APIView):
     @_operation(
         "listCustomerInternalAccounts",
-        parameters=[CustomerInternalAccountQuerySerializer, *PAGE_PARAMETERS],
+        query=CustomerInternalAccountQuerySerializer,
         responses=InternalAccountListResponseSerializer,
     )
-    def get(self, request: Request) -> Response:
-        query = parse_query(CustomerInternalAccountQuerySerializer, request.query_params)
-        customer_id = None
-        if "customerId" in query:
-            customer_id = ids.parse_or_none("Customer", query["customerId"])
-            if customer_id is None:
-                raise InvalidInput(
-                    errors=[FieldError("customerId", "Must be a Customer:<uuid> id", {"type": "string"})]
-                )
+    def get(self, request: Request, query: dict[str, Any]) -> Response:
+        customer_id = (
+            parse_id_field("Customer", query["customerId"], "customerId") if "customerId" in query else None
+        )
         accounts = customer_internal_account_list(
             platform=request.auth.platform,
             customer_id=customer_id,
@@ -67,11 +60,10 @@ class CustomerInternalAccountListApi(APIView):
 class PlatformInternalAccountListApi(APIView):
     @_operation(
         "listPlatformInternalAccounts",
-        parameters=[PlatformInternalAccountQuerySerializer],
+        query=PlatformInternalAccountQuerySerializer,
         responses=PlatformInternalAccountListResponseSerializer,
     )
-    def get(self, request: Request) -> Response:
-        query = parse_query(PlatformInternalAccountQuerySerializer, request.query_params)
+    def get(self, request: Request, query: dict[str, Any]) -> Response:
         accounts = platform_internal_account_list(
             platform=request.auth.platform, currency=query.get("currency"), account_type=query.get("type")
         )

@@ -1,4 +1,5 @@
-"""Request parsing of the HTTP interface: query strings, the raw JSON body, and the fields a kind of body requires.
+"""Request parsing of the HTTP interface: query strings, the raw JSON body, ids in fields, and the fields a kind of
+body requires.
 
 The strict body parsing (`ApiSerializer`, `parse_body`, `field_errors`) is part of the wire layer,
 `payments.wire.parsing`, because the hosted pages and bulk import parse the same request shapes."""
@@ -7,13 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
+from uuid import UUID
 
 from django.core.validators import MaxLengthValidator, MinLengthValidator, ProhibitNullCharactersValidator
 from rest_framework import serializers
 from rest_framework.fields import empty
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
-from payments.errors import InvalidInput
+from payments import ids
+from payments.errors import FieldError, InvalidInput
 from payments.wire.parsing import ApiSerializer, CrossCheckedSerializer, field_errors, parse_body
 
 __all__ = [
@@ -21,6 +24,7 @@ __all__ = [
     "DiscriminatedSerializer",
     "field_errors",
     "parse_body",
+    "parse_id_field",
     "parse_query",
     "request_json",
 ]
@@ -172,6 +176,14 @@ def _plain_query(serializer_class: type[serializers.Serializer], params: Mapping
             return None
         out[name] = value
     return out
+
+
+def parse_id_field(kind: str, value: Any, field: str) -> UUID:
+    """`value` as a `kind:<uuid>` id, or 400 naming `field`."""
+    parsed = ids.parse_or_none(kind, value)
+    if parsed is None:
+        raise InvalidInput(errors=[FieldError(field, f"Must be a {kind}:<uuid> id", {"type": "string"})])
+    return parsed
 
 
 def request_json(request) -> Any:

@@ -28,6 +28,7 @@ from payments.wire.money import (
     CurrencySerializer,
     PaymentInstructionsSerializer,
     RateDetailsSerializer,
+    amount_field,
     currency_dict,
     rate,
 )
@@ -193,8 +194,8 @@ class QuoteSerializer(serializers.Serializer):
     totalSendingAmount = serializers.IntegerField(min_value=1)
     totalReceivingAmount = serializers.IntegerField(min_value=1)
     exchangeRate = serializers.FloatField()
-    feesIncluded = serializers.IntegerField(min_value=0)
-    platformFeesIncluded = serializers.IntegerField(min_value=0)
+    feesIncluded = amount_field()
+    platformFeesIncluded = amount_field()
     paymentInstructions = PaymentInstructionsSerializer(many=True, required=False)
     transactionId = serializers.CharField()
     counterpartyInformation = serializers.DictField(

@@ -1,9 +1,11 @@
 """`operations(tags, **defaults)`: the `extend_schema` of one module's views, with what they all share
-(tags, a path parameter) given once and each view method naming its operationId first; and the
-OpenAPI shapes the views name (path parameters, discriminated oneOfs)."""
+(tags, a path parameter) given once and each view method naming its operationId first, and the
+parsing of the query or body it documents; and the OpenAPI shapes the views name (path parameters,
+discriminated oneOfs)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -15,10 +17,47 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers
 
+from payments.api.pagination import PAGE_PARAMETERS
+from payments.api.parsing import parse_body, parse_query
+
+type Parser = type[serializers.Serializer]
+
 
 def operations(tags: list[str], **defaults: Any) -> Callable[..., Callable[[Callable], Callable]]:
-    def operation(operation_id: str, **kwargs: Any) -> Callable[[Callable], Callable]:
-        return extend_schema(operation_id=operation_id, tags=tags, **(defaults | kwargs))
+    def operation(
+        operation_id: str, *, query: Parser | None = None, body: Parser | None = None, **kwargs: Any
+    ) -> Callable[[Callable], Callable]:
+        """The view method documented as `operation_id` (`kwargs`: the rest of its `extend_schema`).
+        `query`, the query string's serializer, is its first parameter and is parsed into the
+        method's `query` argument; `body`, the body's serializer, is its `request` (a form where the
+        view's parser is multipart) and is parsed into the method's `body` argument. Bad input is a
+        400 before the method runs. A page response (`page_of`) brings the page parameters that
+        `paginate` reads. Parsing needs the decorator on the method itself: `extend_schema_view`
+        keeps only the documentation."""
+        schema = defaults | kwargs
+        parameters = [*([query] if query else []), *schema.get("parameters", [])]
+        if getattr(schema.get("responses"), "paginated", False):
+            parameters += PAGE_PARAMETERS
+        if parameters:
+            schema["parameters"] = parameters
+        if body is not None:
+            schema["request"] = body
+        document = extend_schema(operation_id=operation_id, tags=tags, **schema)
+        if query is None and body is None:
+            return document
+
+        def parsing(method: Callable) -> Callable:
+            @functools.wraps(method)
+            def parsed(view: Any, request: Any, *args: Any, **arguments: Any) -> Any:
+                if query is not None:
+                    arguments["query"] = parse_query(query, request.query_params)
+                if body is not None:
+                    arguments["body"] = parse_body(body, request.data)
+                return method(view, request, *args, **arguments)
+
+            return document(parsed)
+
+        return parsing
 
     return operation
 

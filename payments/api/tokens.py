@@ -1,13 +1,15 @@
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.pagination import PAGE_PARAMETERS, paginate
-from payments.api.parsing import ApiSerializer, parse_body, parse_query
+from payments.api.pagination import paginate
+from payments.api.parsing import ApiSerializer
 from payments.api.schema import operations
 from payments.models import ApiToken
 from payments.platforms import token_create, token_delete, token_get, token_list
@@ -60,21 +62,15 @@ _TOKEN_FILTERS = {  # query parameter: token_list's filter
 
 
 class TokenListCreateApi(APIView):
-    @_operation("createToken", request=ApiTokenCreateSerializer, responses={201: ApiTokenCreatedSerializer})
-    def post(self, request: Request) -> Response:
-        data = parse_body(ApiTokenCreateSerializer, request.data)
+    @_operation("createToken", body=ApiTokenCreateSerializer, responses={201: ApiTokenCreatedSerializer})
+    def post(self, request: Request, body: dict[str, Any]) -> Response:
         token, secret = token_create(
-            platform=request.auth.platform, name=data["name"], permissions=data["permissions"]
+            platform=request.auth.platform, name=body["name"], permissions=body["permissions"]
         )
         return Response({**ApiTokenSerializer(token).data, "clientSecret": secret}, status=201)
 
-    @_operation(
-        "listTokens",
-        parameters=[TokenListQuerySerializer, *PAGE_PARAMETERS],
-        responses=TokenListResponseSerializer,
-    )
-    def get(self, request: Request) -> Response:
-        query = parse_query(TokenListQuerySerializer, request.query_params)
+    @_operation("listTokens", query=TokenListQuerySerializer, responses=TokenListResponseSerializer)
+    def get(self, request: Request, query: dict[str, Any]) -> Response:
         tokens = token_list(
             platform=request.auth.platform, filters={_TOKEN_FILTERS[k]: v for k, v in query.items()}
         )

@@ -1,13 +1,15 @@
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.pagination import PAGE_PARAMETERS, paginate
-from payments.api.parsing import ApiSerializer, parse_body, parse_query
+from payments.api.pagination import paginate
+from payments.api.parsing import ApiSerializer
 from payments.api.schema import operations
 from payments.models import Verification
 from payments.verifications import verification_get, verification_list, verification_submit
@@ -32,22 +34,20 @@ class VerificationListQuerySerializer(serializers.Serializer):
 
 class VerificationListCreateApi(APIView):
     @_operation(
-        "createVerification", request=VerificationRequestSerializer, responses={200: VerificationSerializer}
+        "createVerification", body=VerificationRequestSerializer, responses={200: VerificationSerializer}
     )
-    def post(self, request: Request) -> Response:
-        data = parse_body(VerificationRequestSerializer, request.data)
+    def post(self, request: Request, body: dict[str, Any]) -> Response:
         verification = verification_submit(
-            platform=request.auth.platform, customer_id=ids.parse("Customer", data["customerId"])
+            platform=request.auth.platform, customer_id=ids.parse("Customer", body["customerId"])
         )
         return Response(VerificationSerializer(verification).data)
 
     @_operation(
         "listVerifications",
-        parameters=[VerificationListQuerySerializer, *PAGE_PARAMETERS],
+        query=VerificationListQuerySerializer,
         responses=VerificationListResponseSerializer,
     )
-    def get(self, request: Request) -> Response:
-        query = parse_query(VerificationListQuerySerializer, request.query_params)
+    def get(self, request: Request, query: dict[str, Any]) -> Response:
         customer_id = None
         if "customerId" in query:
             customer_id = ids.parse_or_none("Customer", query["customerId"])

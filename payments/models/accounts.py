@@ -8,7 +8,7 @@ from django.db import models
 from django.db.models import Q
 
 from payments import wallet_seam
-from payments.models.base import PlatformScoped
+from payments.models.base import PlatformScoped, currency_code
 
 
 class InternalAccount(PlatformScoped):
@@ -23,7 +23,7 @@ class InternalAccount(PlatformScoped):
     )
     type = models.CharField(max_length=16, choices=Type.choices)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
-    currency = models.CharField(max_length=8)
+    currency = currency_code()
     name = models.CharField(max_length=100, blank=True)  # e.g. "Global Account"; not on the wire
     private_enabled = models.BooleanField(
         default=False

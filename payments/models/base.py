@@ -11,6 +11,11 @@ def optional_ref(to: str) -> models.ForeignKey:
     return models.ForeignKey(to, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
 
 
+def currency_code(**kwargs) -> models.CharField:
+    """A currency's code (ISO 4217, or a token's symbol such as USDC), as every money row stores it."""
+    return models.CharField(max_length=8, **kwargs)
+
+
 class PlatformScopedQuerySet(models.QuerySet):
     def for_platform(self, platform) -> PlatformScopedQuerySet:
         return self.filter(platform=platform)

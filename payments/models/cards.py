@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
-from payments.models.base import PlatformScoped
+from payments.models.base import PlatformScoped, currency_code
 from payments.secret_box import sealed_text
 
 CardState = models.TextChoices("CardState", "PENDING_KYC PROCESSING ACTIVE FROZEN CLOSED")
@@ -39,7 +39,7 @@ class Card(PlatformScoped):
     state_reason = models.CharField(max_length=24, choices=CardStateReason.choices, blank=True)
     brand = models.CharField(max_length=16, choices=Brand.choices)
     form = models.CharField(max_length=16, choices=Form.choices)
-    currency = models.CharField(max_length=8)
+    currency = currency_code()
     last4 = models.CharField(max_length=4)
     exp_month = models.PositiveSmallIntegerField()
     exp_year = models.PositiveSmallIntegerField()
@@ -100,7 +100,7 @@ class CardTransaction(PlatformScoped):
     kind = models.CharField(max_length=40, default="AUTHORIZATION")
     direction = models.CharField(max_length=8, default="DEBIT")
     merchant = models.JSONField()
-    currency = models.CharField(max_length=8)
+    currency = currency_code()
     authorized_amount = models.BigIntegerField()
     held = models.BigIntegerField(default=0)
     settled_amount = models.BigIntegerField(default=0)

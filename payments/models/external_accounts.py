@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 
 from payments import clock
-from payments.models.base import PlatformScoped
+from payments.models.base import PlatformScoped, currency_code
 
 # The reference's `ExternalAccountStatus`.
 ExternalAccountStatus = models.TextChoices(
@@ -32,7 +32,7 @@ class ExternalAccount(PlatformScoped):
         "payments.Customer", null=True, blank=True, on_delete=models.CASCADE, related_name="external_accounts"
     )
     account_type = models.CharField(max_length=32)  # a payments.account_info.EXTERNAL_ACCOUNT_TYPES value
-    currency = models.CharField(max_length=8)
+    currency = currency_code()
     # Change only through payments.external_accounts.external_account_status_transition.
     status = models.CharField(max_length=32, choices=ExternalAccountStatus.choices)
     # The validated `accountInfo` in its wire shape (known fields only, `paymentRails` filled in).

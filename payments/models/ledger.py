@@ -12,6 +12,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from payments import clock, ids
+from payments.models.base import currency_code
 
 
 class LedgerAccount(models.Model):
@@ -28,7 +29,7 @@ class LedgerAccount(models.Model):
 
     platform = models.ForeignKey("payments.Platform", on_delete=models.PROTECT, related_name="+")
     kind = models.CharField(max_length=16, choices=Kind.choices)
-    currency = models.CharField(max_length=8)
+    currency = currency_code()
     internal_account = models.OneToOneField(
         "payments.InternalAccount",
         null=True,
@@ -113,7 +114,7 @@ class LedgerPosting(models.Model):
     account = models.ForeignKey(
         LedgerAccount, on_delete=models.PROTECT, related_name="postings", db_index=False
     )
-    currency = models.CharField(max_length=8)
+    currency = currency_code()
     amount = models.BigIntegerField()
     created_at = models.DateTimeField(default=clock.now, editable=False)
 

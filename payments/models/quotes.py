@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db import models
 
-from payments.models.base import PlatformScoped, optional_ref
+from payments.models.base import PlatformScoped, currency_code, optional_ref
 
 QuoteStatus = models.TextChoices(
     "QuoteStatus", "PENDING PENDING_AUTHORIZATION PROCESSING COMPLETED FAILED EXPIRED"
@@ -45,8 +45,8 @@ class Quote(PlatformScoped):
     rail_selection_mode = models.CharField(max_length=8, blank=True)
     funding_rail = models.CharField(max_length=32, blank=True)
 
-    sending_currency = models.CharField(max_length=8)
-    receiving_currency = models.CharField(max_length=8)
+    sending_currency = currency_code()
+    receiving_currency = currency_code()
     locked_side = models.CharField(max_length=16)
     locked_amount = models.BigIntegerField()
     total_sending_amount = models.BigIntegerField()

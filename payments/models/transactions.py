@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import models
 from django.db.models import Q
 
-from payments.models.base import PlatformScoped, optional_ref
+from payments.models.base import PlatformScoped, currency_code, optional_ref
 
 if TYPE_CHECKING:
     from payments.models.customers import Customer
@@ -54,9 +54,9 @@ class Transaction(PlatformScoped):
     destination_internal_account = optional_ref("payments.InternalAccount")
 
     sent_amount = models.BigIntegerField(null=True, blank=True)
-    sent_currency = models.CharField(max_length=8, blank=True)
+    sent_currency = currency_code(blank=True)
     received_amount = models.BigIntegerField()
-    received_currency = models.CharField(max_length=8)
+    received_currency = currency_code()
     exchange_rate = models.CharField(max_length=64, blank=True)
     fees = models.BigIntegerField(default=0)
     platform_fees = models.BigIntegerField(default=0)

@@ -17,6 +17,11 @@ class CurrencySerializer(serializers.Serializer):
     decimals = serializers.IntegerField(min_value=0)
 
 
+def amount_field(**kwargs: Any) -> serializers.IntegerField:
+    """An amount on the wire: an integer in the smallest unit of its currency, never negative."""
+    return serializers.IntegerField(min_value=0, **kwargs)
+
+
 class CurrencyAmountSerializer(serializers.Serializer):
     amount = serializers.IntegerField()
     currency = CurrencySerializer()
@@ -38,11 +43,11 @@ def rate(value: str) -> Decimal:
 
 class RateDetailsSerializer(serializers.Serializer):
     counterpartyMultiplier = serializers.FloatField()
-    counterpartyFixedFee = serializers.IntegerField(min_value=0)
+    counterpartyFixedFee = amount_field()
     serviceApiMultiplier = serializers.FloatField()
-    serviceApiFixedFee = serializers.IntegerField(min_value=0)
+    serviceApiFixedFee = amount_field()
     serviceApiVariableFeeRate = serializers.FloatField(min_value=0)
-    serviceApiVariableFeeAmount = serializers.IntegerField(min_value=0)
+    serviceApiVariableFeeAmount = amount_field()
 
     class Meta:
         ref_name = "OutgoingRateDetails"

@@ -16,7 +16,8 @@ def page_of(
 ) -> type[serializers.Serializer]:
     """The list response component (`{data, hasMore, nextCursor, totalCount}`) for the docs; `item` is
     the item's serializer class, or a list field (of a oneOf: `PolymorphicProxySerializer(many=True)`).
-    `count_required=False` where the reference leaves `totalCount` optional."""
+    `count_required=False` where the reference leaves `totalCount` optional. A `paginated` page's
+    operation takes the page parameters (`payments.api.schema.operations` documents them)."""
     data = item(many=True) if isinstance(item, type) else item
     fields: dict[str, Callable | serializers.Field] = {"data": data}
     if paginated:
@@ -25,4 +26,4 @@ def page_of(
             nextCursor=serializers.CharField(required=False),
             totalCount=serializers.IntegerField(required=count_required),
         )
-    return type(name, (serializers.Serializer,), fields)
+    return type(name, (serializers.Serializer,), {**fields, "paginated": paginated})

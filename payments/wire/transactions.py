@@ -14,6 +14,7 @@ from payments.wire.money import (
     CurrencyAmountSerializer,
     PaymentInstructionsSerializer,
     RateDetailsSerializer,
+    amount_field,
     currency_amount,
     rate,
 )
@@ -136,7 +137,7 @@ class _TransactionBase(serializers.Serializer):
         required=False, help_text="Refund {reference, initiatedAt, settledAt, status, reason}"
     )
     counterpartyInformation = serializers.DictField(required=False)
-    fees = serializers.IntegerField(min_value=0)
+    fees = amount_field()
     reconciliationInstructions = ReconciliationInstructionsSerializer(
         required=False, help_text="Every transaction but a CREATED one has it"
     )
@@ -146,7 +147,7 @@ class _TransactionBase(serializers.Serializer):
 class OutgoingTransactionSerializer(_TransactionBase):
     type = serializers.ChoiceField(choices=["OUTGOING"])
     status = serializers.ChoiceField(choices=OUTGOING_STATUSES)
-    platformFees = serializers.IntegerField(min_value=0)
+    platformFees = amount_field()
     rateDetails = RateDetailsSerializer(required=False)
     paymentInstructions = PaymentInstructionsSerializer(many=True, required=False)
     paymentRail = serializers.CharField(allow_null=True)

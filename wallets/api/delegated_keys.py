@@ -7,8 +7,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from payments.api.cards import parse_id_field
-from payments.api.parsing import ApiSerializer, parse_query
+from payments.api.parsing import ApiSerializer, parse_id_field, parse_query
 from payments.wire.signed_requests import SignedRequestChallengeSerializer
 from wallets.api.common import (
     created_responses,

@@ -88,11 +88,9 @@ def otp_bundle_open(
 
 def _string_fields(text: str, *, what: str, names: tuple[str, str]) -> tuple[str, str]:
     """The two string fields `names` of the JSON object `text`; `what` names it in errors."""
-    if not isinstance(text, str):
-        raise BundleMalformed(f"{what} must be a string")
     try:
         value = json_input.loads(text)
-    except ValueError as exc:
+    except json_input.JsonRefused as exc:
         raise BundleMalformed(f"{what} is not JSON") from exc
     if not isinstance(value, dict):
         raise BundleMalformed(f"{what} is not a JSON object")
