@@ -85,7 +85,8 @@ def _currency_errors(currency: object, account_info: object) -> list[FieldError]
     if not isinstance(currency, str):
         return []  # missing or mistyped: reported by the request parser
     account_type = account_info.get("accountType") if isinstance(account_info, Mapping) else None
-    spec = ACCOUNT_TYPES.get(account_type) if account_type in EXTERNAL_ACCOUNT_TYPES else None
+    known = isinstance(account_type, str) and account_type in EXTERNAL_ACCOUNT_TYPES  # any JSON value
+    spec = ACCOUNT_TYPES[account_type] if known else None
     if spec is None:
         allowed: tuple[str, ...] = tuple(currencies.CURRENCIES)
         message = "is not a supported currency"

@@ -8,7 +8,7 @@ import re
 import secrets
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 from uuid import UUID
 
 from django.conf import settings
@@ -125,13 +125,27 @@ def token_delete(*, platform: Platform, token_id: UUID) -> None:
     token.delete()
 
 
+def _sendable_url(url: str) -> SplitResult | None:
+    """`url` split, or None when the webhook sender could not use it: a broken IPv6 literal, a port that
+    is not one, a host name IDNA cannot encode, or whitespace or control characters in the host part."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+        (parts.hostname or "").encode("idna")
+    except (ValueError, UnicodeError):
+        return None
+    if port == 0 or any(c.isspace() or not c.isprintable() for c in parts.netloc):
+        return None
+    return parts
+
+
 def webhook_endpoint_errors(url: str) -> list[str]:
     """Production endpoints must be https and must not point into private or loopback networks."""
     if url == "":
         return []
-    parts = urlsplit(url)
+    parts = _sendable_url(url)
     problems = []
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
         return ["must be an absolute http(s) URL"]
     if settings.PRODUCTION:
         if parts.scheme != "https":

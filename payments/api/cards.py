@@ -18,6 +18,7 @@ from payments.api.schema import operations
 from payments.cards import card_create, card_get, card_list, card_reveal, card_update
 from payments.errors import FieldError, InvalidInput
 from payments.models import Card
+from payments.pricing import MAX_AMOUNT
 from payments.wire.cards import CardRevealSerializer, CardSerializer, SpendLimitField, render_card
 from payments.wire.pages import page_of
 from payments.wire.time import utc_timestamp
@@ -46,7 +47,7 @@ class CardCreateSerializer(ApiSerializer):
     )
     form = serializers.ChoiceField(choices=Card.Form.choices)
     fundingSources = serializers.ListField(child=serializers.CharField(), min_length=1, max_length=10)
-    maxSpendPerTransaction = serializers.IntegerField(min_value=1, required=False)
+    maxSpendPerTransaction = serializers.IntegerField(min_value=1, max_value=MAX_AMOUNT, required=False)
 
     class Meta:
         ref_name = "CardCreateRequest"

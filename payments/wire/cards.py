@@ -9,12 +9,13 @@ from rest_framework import serializers
 
 from payments import ids
 from payments.models import Card, CardTransaction, Transaction
+from payments.pricing import MAX_AMOUNT
 from payments.wire.ids import PublicIdField
 from payments.wire.money import CurrencyAmountSerializer, currency_amount
 from payments.wire.time import UtcDateTimeField, utc_timestamp
 
 NULLABLE_LIMIT = {
-    "anyOf": [{"type": "integer", "format": "int64", "minimum": 1}, {"type": "null"}],
+    "anyOf": [{"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_AMOUNT}, {"type": "null"}],
     "description": "Largest amount a single card transaction may authorize, in the smallest unit of the "
     "card's currency; null: no limit. A transaction for exactly this amount is allowed.",
 }
@@ -22,10 +23,11 @@ NULLABLE_LIMIT = {
 
 @extend_schema_field(NULLABLE_LIMIT)
 class SpendLimitField(serializers.IntegerField):
-    """`maxSpendPerTransaction`: a positive integer, or null for no limit."""
+    """`maxSpendPerTransaction`: a positive amount no larger than any transaction can be, or null for no
+    limit."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(min_value=1, allow_null=True, **kwargs)
+        super().__init__(min_value=1, max_value=MAX_AMOUNT, allow_null=True, **kwargs)
 
 
 class CardSerializer(serializers.Serializer):

@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
+from rest_framework.utils.formatting import lazy_format
 
 from payments.client.json_input import TEXT_CONSTRAINT
 from payments.errors import FieldError, InvalidInput
@@ -45,8 +47,34 @@ def _type_error(field: serializers.Field, value: Any) -> ErrorDetail | None:
     return None if ok else ErrorDetail(f"Must be a JSON {name}.", code="type")
 
 
+# What an integer column stores (BigIntegerField): the bounds of an integer field that declares none, so a
+# value no column can hold is a 400 at parsing rather than a 500 at the INSERT.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _bound_integers(field: serializers.Field) -> None:
+    if isinstance(field, serializers.ListField):
+        _bound_integers(field.child)
+    elif isinstance(field, serializers.IntegerField):
+        if field.max_value is None:
+            field.max_value = INT64_MAX
+            message = lazy_format(field.error_messages["max_value"], max_value=INT64_MAX)
+            field.validators.append(MaxValueValidator(INT64_MAX, message=message))
+        if field.min_value is None:
+            field.min_value = INT64_MIN
+            message = lazy_format(field.error_messages["min_value"], min_value=INT64_MIN)
+            field.validators.append(MinValueValidator(INT64_MIN, message=message))
+
+
 class ApiSerializer(serializers.Serializer):
-    """Rejects values of the wrong JSON type instead of coercing them (DRF turns 12 into "12")."""
+    """Rejects values of the wrong JSON type instead of coercing them (DRF turns 12 into "12"), and integers
+    beyond what an integer column stores where a field declares no tighter bounds."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        for field in fields.values():
+            _bound_integers(field)
+        return fields
 
     def to_internal_value(self, data: Any) -> Any:
         type_errors: dict[str, Any] = {}

@@ -74,6 +74,8 @@ def test_issue_refusals(api, other_api):
         {"fundingSources": ["nope"]},
         {"form": "PHYSICAL"},
         {"maxSpendPerTransaction": 0},
+        {"maxSpendPerTransaction": 2**63},
+        {"maxSpendPerTransaction": 2**70},
         {"cardholderId": "Customer:nope"},
         {"fundingSources": [account.public_id, account.public_id]},
     ):
@@ -148,6 +150,8 @@ def test_update_refusals_change_nothing(api):
         {"state": "CLOSED", "fundingSources": [account.public_id]},
         {"state": "CLOSED", "maxSpendPerTransaction": None},
         {"maxSpendPerTransaction": 0},
+        {"maxSpendPerTransaction": 2**63},
+        {"maxSpendPerTransaction": 2**70},
         {"fundingSources": []},
         {"unknown": 1},
     ):

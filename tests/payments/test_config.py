@@ -160,3 +160,24 @@ def test_webhook_endpoint_in_production_must_be_public_https(api, settings, url)
 
 def test_webhook_endpoint_must_be_a_url(api):
     assert api.patch("/config", {"webhookEndpoint": "not a url"}).status_code == 400
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://[::1",
+        "http://[::1/hook",
+        "http://127.0.0.1:99999/hook",
+        "http://127.0.0.1:0/hook",
+        "http://hooks.example.com:port/",
+        "http://hooks example.com/",
+        "http://\u2028/",
+        "http://" + "a" * 70 + ".example.com/",
+    ],
+)
+def test_a_webhook_endpoint_the_sender_could_not_use_is_a_400_and_changes_nothing(api, url):
+    before = api.get("/config").json()
+    response = api.patch("/config", {"webhookEndpoint": url})
+    assert response.status_code == 400, response.content
+    assert response.json()["details"]["errors"][0]["field"] == "webhookEndpoint"
+    assert api.get("/config").json() == before

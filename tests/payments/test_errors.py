@@ -130,3 +130,30 @@ def test_unexpected_failure_answers_json_500_without_internals(api, monkeypatch)
     api.client.raise_request_exception = False
     body = _assert_error_shape(api.patch("/config", {"umaDomain": "x.example"}), 500, "INTERNAL_ERROR")
     assert "secret internals" not in str(body)
+
+
+def test_an_integer_field_without_bounds_refuses_what_no_integer_column_holds():
+    """A request field that declares no bounds still answers 400, not a 500 at the INSERT (#13)."""
+    from rest_framework import serializers
+
+    from payments.errors import InvalidInput
+    from payments.wire.parsing import INT64_MAX, INT64_MIN, ApiSerializer, parse_body
+
+    class Body(ApiSerializer):
+        count = serializers.IntegerField()
+        counts = serializers.ListField(child=serializers.IntegerField(), required=False)
+
+    assert parse_body(Body, {"count": INT64_MAX, "counts": [INT64_MIN]}) == {
+        "count": INT64_MAX,
+        "counts": [INT64_MIN],
+    }
+    for body, field, constraint in (
+        ({"count": 2**63}, "count", {"maximum": INT64_MAX}),
+        ({"count": -(2**70)}, "count", {"minimum": INT64_MIN}),
+        ({"count": 1, "counts": [1, 2**70]}, "counts[1]", {"maximum": INT64_MAX}),
+    ):
+        with pytest.raises(InvalidInput) as refused:
+            parse_body(Body, body)
+        (error,) = refused.value.details["errors"]
+        assert error["field"] == field
+        assert constraint.items() <= error["constraint"].items()

@@ -179,6 +179,16 @@ def test_missing_body_fields_and_unknown_account_type(api):
     assert "USD_ACCOUNT" in errors["accountInfo.accountType"]["constraint"]["enum"]
 
 
+@pytest.mark.parametrize("account_type", [{"type": "USD_ACCOUNT"}, ["USD_ACCOUNT"], 5, True])
+@pytest.mark.parametrize("path", [PATH, PLATFORM_PATH])
+def test_an_account_type_of_another_json_type_is_a_400_naming_it(api, path, account_type):
+    errors = errors_by_field(
+        api.post(path, {"currency": "USD", "accountInfo": usd(accountType=account_type)})
+    )
+    assert "accountInfo.accountType" in errors
+    assert not ExternalAccount.objects.exists()
+
+
 def test_currency_must_be_one_of_the_account_types(api, customer):
     errors = errors_by_field(
         api.post(
