@@ -271,3 +271,12 @@ def test_confirm_its_you_is_said_before_approve_is_pressed(portal_platform):
     assert "data-confirm-first" not in browser.get(url).content.decode()
     fresh = quote_page(browser, EUR_SEND)
     assert "we will ask you to do that first" not in browser.get(fresh).content.decode()
+
+
+def test_with_no_way_to_approve_the_confirm_page_says_so_before_confirm_is_pressed(portal_platform):
+    browser = eu_person_without_phone("no-factor@example.com")
+    url = quote_page(browser, EUR_SEND)
+    notice = _plain(browser.get(url))
+    assert "you have no way to give it yet: add a phone number for codes or a payment passkey" in notice
+    assert "with a code we text to your phone" not in notice
+    assert 'href="/payment-security/"' in browser.get(url).content.decode()

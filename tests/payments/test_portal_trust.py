@@ -23,8 +23,10 @@ def test_a_trusted_recipient_is_paid_without_an_approval_step(portal_platform):
     assert TRUST_LABEL in visible_text(browser.get("/send/?to=bank"))
     started = browser.post("/send/", eur_send(trust="on"))
     assert started.status_code == 302 and started["Location"] == "/send/trust/", words(started)[:2000]
-    page = visible_text(browser.get("/send/trust/"))
+    shown = words(browser.get("/send/trust/"))
+    page = visible_text(shown)
     assert "Trust Hans Muster" in page and "We sent a 6-digit code by text message" in page
+    assert re.search(r'<input [^>]*name="code"', shown), "no field to type the code in"
 
     wrong = browser.post("/send/trust/", {"code": "000000"})
     assert wrong.status_code == 200 and "That code isn’t right" in words(wrong)

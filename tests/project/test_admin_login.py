@@ -167,3 +167,12 @@ def test_a_burst_of_parallel_wrong_passwords_is_counted_in_full_and_locks(root):
     failures = AccessAttempt.objects.get().failures_since_start
     assert max(5, answers.count(200)) <= failures <= 12, (failures, answers)
     assert sign_in(PASSWORD).status_code == 429
+
+
+@pytest.mark.django_db
+def test_admin_pages_name_the_site_icon(client, admin_user):
+    # Without it every admin page has the browser ask for /favicon.ico, a 404 in `make run`'s log.
+    client.force_login(admin_user)
+    for path in ("/admin/login/", "/admin/payments/customer/"):
+        page = client.get(path, follow=True).content.decode()
+        assert 'rel="icon" href="/static/favicon.svg"' in page, path

@@ -109,24 +109,24 @@ def trusted_set(request: HttpRequest, account_id: str, trusted: bool) -> None:
     _save(request, state)
 
 
+PAYMENT_FACTORS = ("SMS_OTP", "PASSKEY")  # the service's default first
+
+
 def upcoming(
     request: HttpRequest, client: ServiceClient, customer_id: str, payee_id: str | None = None
 ) -> dict[str, Any] | None:
     """For the Confirm page: None when payments from this account need no approval (or go to a
-    recipient the person trusted here); else how the person will approve (`factor`) and whether
-    they may first be asked to confirm it's them."""
+    recipient the person trusted here); else how the person will approve (`factor`: "" when they
+    have no way to yet) and whether they may first be asked to confirm it's them."""
     if payee_id and _state(request).get("trusted", {}).get(payee_id):
         return None
     try:
         factors = {f.factor for f in client.sca.factors(customer_id)}
     except Conflict:
         return None  # not in an SCA region
+    usable = factors & set(PAYMENT_FACTORS)  # an authenticator app cannot approve a payment
     preferred = preferred_factor(request)
-    factor = (
-        preferred
-        if preferred in factors
-        else ("SMS_OTP" if "SMS_OTP" in factors else next(iter(factors), ""))
-    )
+    factor = preferred if preferred in usable else next((f for f in PAYMENT_FACTORS if f in usable), "")
     return {"factor": factor, "confirm_first": not login_known_fresh(request)}
 
 

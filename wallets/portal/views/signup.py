@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
@@ -14,6 +15,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from payments.client import BadRequest
+from project.csp import allow_form_redirect
 from wallets.portal import throttle
 from wallets.portal.forms import SignupForm
 from wallets.portal.http import page, service_errors
@@ -98,11 +100,15 @@ def signup_status_view(request: HttpRequest) -> HttpResponse:
     customer = client.customers.get(account.customer_id)
     status = customer.kyc_status or "PENDING"
     wallet_ready = status == "APPROVED" and bool(account_wallet_refresh(client, account))
-    return page(
+    response = page(
         request,
         STATUS_PAGE,
         {"account": account, "status": status, "wallet_ready": wallet_ready, "full_name": customer.full_name},
     )
+    # "Verify my identity" posts here and is redirected to the service's hosted check, which `make run`
+    # serves on another origin (127.0.0.1) than the portal's (localhost): the browser checks that
+    # redirect against this page's form-action.
+    return allow_form_redirect(response, settings.PORTAL_SERVICE_BASE_URL)
 
 
 @service_errors

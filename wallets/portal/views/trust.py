@@ -18,6 +18,7 @@ from payments.client import BadRequest, Conflict, Locked, ServiceClient
 from wallets.portal import sca_steps, throttle
 from wallets.portal.auth import signed_in_service_view
 from wallets.portal.code_step import code_step_entry, code_step_page
+from wallets.portal.forms import CodeForm
 from wallets.portal.http import go, json_body, wants_json
 from wallets.portal.service import service_client
 from wallets.portal.views.sca import _json, _origin
@@ -72,6 +73,7 @@ def _with_trust(view):
 def _context(request: HttpRequest, state: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {
         "trust": state,
+        "form": CodeForm(),  # the code field; a refused code brings its own bound form in `extra`
         "code_url": reverse("portal:payee-trust"),
         "resend_url": reverse("portal:payee-trust-resend"),
         "submit": "Trust this recipient",
