@@ -1,6 +1,6 @@
 """What several nodes need (README "Running in production"): health and readiness, metrics, JSON logs
 with request ids carried into tasks, shared storage and cache chosen by environment, and no scheduler
-inside a production worker. The multi-node test (project/multinode.py) runs the real processes."""
+inside a production worker. The multi-node test (project/multinode/) runs the real processes."""
 
 from __future__ import annotations
 
