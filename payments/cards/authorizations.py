@@ -49,6 +49,7 @@ from payments.ledger import (
     ledger_system_account,
 )
 from payments.models import Card, CardTransaction, InternalAccount, LedgerAccount, LedgerJournal, Platform
+from payments.query_plans import QueryShape
 from payments.state_machines import StateMachine
 
 log = logging.getLogger(__name__)
@@ -437,7 +438,9 @@ def card_hold_mismatches() -> list[tuple[UUID, int, int]]:
 
 # --- reads ---------------------------------------------------------------------------------------
 
-# Filters of GET /transactions?type=CARD (keys as `payments.transactions.transaction_list` names them).
+# Filters of GET /transactions that card transactions answer (keys as
+# `payments.transactions.transaction_list` names them); the others (reference, account identifiers,
+# the platform's own) no card transaction matches.
 CARD_TRANSACTION_LOOKUPS = {
     "customer_id": "customer_id",
     "platform_customer_id": "platform_customer_id",
@@ -453,12 +456,33 @@ def card_transaction_get(*, platform: Platform, card_transaction_id: UUID) -> Ca
     )
 
 
-def card_transaction_list(*, platform: Platform, filters: Mapping[str, Any]) -> QuerySet[CardTransaction]:
-    """The platform's card transactions matching `filters` (CARD_TRANSACTION_LOOKUPS; `type` is CARD)."""
-    unsupported = sorted(set(filters) - set(CARD_TRANSACTION_LOOKUPS) - {"type"})
-    if unsupported:
-        raise InvalidInput(
-            f"These filters do not apply to card transactions: {', '.join(unsupported)}", filters=unsupported
-        )
-    rows = CardTransaction.objects.for_platform(platform)
-    return rows.filter(**{CARD_TRANSACTION_LOOKUPS[k]: v for k, v in filters.items() if k != "type"})
+def card_transactions_may_match(filters: Mapping[str, Any]) -> bool:
+    """Whether any card transaction can match `filters` of the transaction list."""
+    return (
+        filters.get("type", "CARD") == "CARD"
+        and set(filters) <= {*CARD_TRANSACTION_LOOKUPS, "type"}
+        and filters.get("status", Status.AUTHORIZED) in Status.values
+    )
+
+
+def card_transaction_list(*, platform: Platform, filters: Mapping[str, Any]) -> QueryShape:
+    """The platform's card transactions matching `filters` (CARD_TRANSACTION_LOOKUPS; `type`, if
+    given, is CARD): a shape for each set of filters, compiled once per page shape
+    (payments.query_plans), as the list of the other transactions is. With type=CARD, a filter no
+    card transaction answers is a 400."""
+    if filters.get("type") == "CARD":
+        unsupported = sorted(set(filters) - set(CARD_TRANSACTION_LOOKUPS) - {"type"})
+        if unsupported:
+            raise InvalidInput(
+                f"These filters do not apply to card transactions: {', '.join(unsupported)}",
+                filters=unsupported,
+            )
+    keys = sorted(k for k in filters if k in CARD_TRANSACTION_LOOKUPS)
+
+    def build(platform_id: UUID, *values: Any) -> QuerySet[CardTransaction]:
+        rows = CardTransaction.objects.filter(platform_id=platform_id)
+        return rows.filter(**{CARD_TRANSACTION_LOOKUPS[k]: v for k, v in zip(keys, values, strict=True)})
+
+    return QueryShape(
+        f"card-transaction-list|{','.join(keys)}", build, (platform.pk, *(filters[k] for k in keys))
+    )

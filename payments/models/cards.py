@@ -122,7 +122,12 @@ class CardTransaction(PlatformScoped):
                 name="card_transaction_refund_within_settled",
             ),
         ]
-        indexes = [models.Index(fields=["platform", "card", "id"], name="card_txn_platform_card")]
+        indexes = [
+            models.Index(fields=["platform", "card", "id"], name="card_txn_platform_card"),
+            # The pages of GET /transactions, which lists card transactions with the others by key.
+            models.Index(fields=["platform", "id"], name="card_txn_platform_id"),
+            models.Index(fields=["platform", "customer", "id"], name="card_txn_platform_customer"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.status} {self.authorized_amount} {self.currency} on card {self.card_id}"
