@@ -20,8 +20,9 @@ Decisioning (`_decline_reason`) declines, moving nothing and recording nothing: 
 ACTIVE (CARD_PAUSED / CARD_CLOSED), a currency other than the card's, an amount above the card's
 `maxSpendPerTransaction`, an available balance that covers it on none of the card's funding sources
 (INSUFFICIENT_FUNDS), and the sandbox's descriptor suffixes (002 INSUFFICIENT_FUNDS, 003 CARD_PAUSED;
-006 approves and then reports the pull FAILED: EXCEPTION; 005, a delayed pull elsewhere, is approved
-at once here). The simulators answer 202 with the issuer token either way, as the reference says; an
+006 approves and then reports the pull FAILED: EXCEPTION; 005 approves with the pull PENDING for
+SANDBOX_DELAYED_PULL, then CONFIRMED: the hold is taken at once, and `pullSummary.pendingCount` is 1
+until then). The simulators answer 202 with the issuer token either way, as the reference says; an
 approval shows as the card transaction and its CARD_TRANSACTION.* webhook.
 
 Statuses (the reference's CardTransactionStatus) move along CARD_TRANSACTION_MOVES only.
@@ -29,6 +30,7 @@ Statuses (the reference's CardTransactionStatus) move along CARD_TRANSACTION_MOV
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import uuid
 from collections.abc import Mapping
@@ -70,6 +72,8 @@ CARD_TRANSACTION_MOVES = StateMachine(
 OPEN = (Status.AUTHORIZED, Status.PARTIALLY_SETTLED)
 
 DEBIT, CREDIT = "DEBIT", "CREDIT"
+# How long the sandbox's delayed pull (descriptor suffix 005) stays PENDING before it is CONFIRMED.
+SANDBOX_DELAYED_PULL = dt.timedelta(seconds=30)
 
 
 def _decline_reason(card: Card, *, amount: int, currency: str, descriptor: str, debit: bool) -> str | None:
@@ -247,6 +251,8 @@ def card_authorize(
     txn = _new_transaction(card, account, amount=amount, merchant=merchant, direction=direction, kind=kind)
     if debit:
         txn.held, txn.pull_count, txn.pull_total = amount, 1, amount
+        if descriptor.endswith("005"):  # the pull stays PENDING at the issuer a while (the hold is taken)
+            txn.pull_pending_until = txn.authorized_at + SANDBOX_DELAYED_PULL
     txn.save(force_insert=True)
     if descriptor.endswith("006") and debit:
         # The pull went through, but its confirmation reports FAILED: nothing stays held.

@@ -145,6 +145,31 @@ def test_pull_confirmation_failure_is_an_exception_holding_nothing(api, setup):
     assert available(api, account) == (10_000, 10_000)
 
 
+def test_a_delayed_pull_is_pending_for_thirty_seconds_then_confirmed(api, setup):
+    _customer, account, card = setup
+    authorize(api, card, 700, descriptor="HARDWARE STORE-005")
+    txn = _only_transaction()
+    read = api.get(f"/transactions/{txn.public_id}").json()
+    assert read["status"] == "AUTHORIZED"
+    assert read["pullSummary"] == {"count": 1, "totalAmount": 700, "pendingCount": 1}
+    assert available(api, account) == (9_300, 10_000)  # held at once: nothing else can spend it
+    [(event, data)] = _card_events(api)
+    assert event == "AUTHORIZED" and data["pullSummary"]["pendingCount"] == 1
+    clock.advance(dt.timedelta(seconds=29))
+    assert api.get(f"/transactions/{txn.public_id}").json()["pullSummary"]["pendingCount"] == 1
+    clock.advance(dt.timedelta(seconds=2))
+    confirmed = api.get(f"/transactions/{txn.public_id}").json()
+    assert confirmed["pullSummary"]["pendingCount"] == 0 and confirmed["status"] == "AUTHORIZED"
+    assert confirmed["lastEventAt"] > read["lastEventAt"]
+    listed = api.get("/transactions").json()["data"][0]
+    assert listed["pullSummary"]["pendingCount"] == 0
+    _simulate(api, card, "clearing", {"cardTransactionId": txn.public_id, "amount": 700})
+    assert available(api, account) == (9_300, 9_300)
+    plain = authorize(api, card, 100, descriptor="HARDWARE STORE-004")
+    assert plain.status_code == 202
+    assert CardTransaction.objects.latest("pk").pull_pending_until is None
+
+
 def test_returns_and_return_reversal(api, setup):
     _customer, account, card = setup
     authorize(api, card, 3_000)
