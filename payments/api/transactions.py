@@ -14,11 +14,7 @@ from payments import ids
 from payments.api.pagination import PAGE_PARAMETERS, PageSource, paginate_merged
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
 from payments.api.schema import list_of, one_of, operations, path_parameter
-from payments.cards.authorizations import (
-    card_transaction_get,
-    card_transaction_list,
-    card_transactions_may_match,
-)
+from payments.cards.authorizations import card_transaction_get, card_transaction_list
 from payments.errors import FieldError, InvalidInput
 from payments.incoming import incoming_approve, incoming_reject
 from payments.models import CardTransaction, Transaction
@@ -132,11 +128,9 @@ class TransactionListApi(APIView):
             rows = transaction_list(platform=platform, filters=filters)
             # keys_first: a page costs the same with a million transactions as with a thousand
             sources.append(PageSource(rows, render_transaction, keys_first=True))
-        if card_transactions_may_match(filters):
-            cards = card_transaction_list(platform=platform, filters=filters)
+        cards = card_transaction_list(platform=platform, filters=filters)
+        if cards is not None:
             sources.append(PageSource(cards, render_card_transaction))
-        elif filters.get("type") == "CARD":
-            card_transaction_list(platform=platform, filters=filters)  # answers 400 for what cannot apply
         page = paginate_merged(sources, request.query_params, count_limit=COUNT_LIMIT, ascending=ascending)
         return Response(page)
 

@@ -456,34 +456,39 @@ CARD_TRANSACTION_LOOKUPS = {
 }
 
 
+# The query parameters of the filters card transactions do not have, for the message of a 400.
+_QUERY_NAMES = {
+    "platform_only": "customerId",
+    "account_identifier": "accountIdentifier",
+    "sender_account_identifier": "senderAccountIdentifier",
+    "receiver_account_identifier": "receiverAccountIdentifier",
+}
+
+
 def card_transaction_get(*, platform: Platform, card_transaction_id: UUID) -> CardTransaction:
     return first_or_404(
         CardTransaction.objects.for_platform(platform).filter(pk=card_transaction_id), "Transaction"
     )
 
 
-def card_transactions_may_match(filters: Mapping[str, Any]) -> bool:
-    """Whether any card transaction can match `filters` of the transaction list."""
-    return (
-        filters.get("type", "CARD") == "CARD"
-        and set(filters) <= {*CARD_TRANSACTION_LOOKUPS, "type"}
-        and filters.get("status", Status.AUTHORIZED) in Status.values
-    )
-
-
-def card_transaction_list(*, platform: Platform, filters: Mapping[str, Any]) -> QueryShape:
-    """The platform's card transactions matching `filters` (CARD_TRANSACTION_LOOKUPS; `type`, if
-    given, is CARD): a shape for each set of filters, compiled once per page shape
-    (payments.query_plans), as the list of the other transactions is. With type=CARD, a filter no
-    card transaction answers is a 400."""
-    if filters.get("type") == "CARD":
-        unsupported = sorted(set(filters) - set(CARD_TRANSACTION_LOOKUPS) - {"type"})
-        if unsupported:
-            raise InvalidInput(
-                f"These filters do not apply to card transactions: {', '.join(unsupported)}",
-                filters=unsupported,
-            )
-    keys = sorted(k for k in filters if k in CARD_TRANSACTION_LOOKUPS)
+def card_transaction_list(*, platform: Platform, filters: Mapping[str, Any]) -> QueryShape | None:
+    """The platform's card transactions matching `filters` of the transaction list: a shape for each
+    set of filters, compiled once per page shape (payments.query_plans) as the other transactions'
+    list is; None when no card transaction can match them (another type, a status or a filter card
+    transactions do not have). With type=CARD, a filter they do not have is a 400."""
+    unsupported = sorted(set(filters) - set(CARD_TRANSACTION_LOOKUPS) - {"type"})
+    if unsupported and filters.get("type") == "CARD":
+        names = sorted({_QUERY_NAMES.get(name, name) for name in unsupported})
+        raise InvalidInput(
+            f"These filters do not apply to card transactions: {', '.join(names)}", filters=names
+        )
+    if (
+        unsupported
+        or filters.get("type", "CARD") != "CARD"
+        or filters.get("status", Status.AUTHORIZED) not in Status.values
+    ):
+        return None
+    keys = sorted(filters.keys() & CARD_TRANSACTION_LOOKUPS.keys())
 
     def build(platform_id: UUID, *values: Any) -> QuerySet[CardTransaction]:
         rows = CardTransaction.objects.filter(platform_id=platform_id)

@@ -357,6 +357,8 @@ def test_the_filters_of_the_unfiltered_list_apply_to_card_transactions(api, setu
     assert ids(type="CARD") == [held, settled]
     assert ids(senderAccountIdentifier=source.public_id) == [outgoing]
     assert ids(customerId=api.platform.public_id) == []
+    platform_cards = api.get("/transactions", {"type": "CARD", "customerId": api.platform.public_id})
+    assert platform_cards.status_code == 400 and "customerId" in platform_cards.json()["message"]
     later = (clock.now() + dt.timedelta(minutes=1)).isoformat()
     assert ids(startDate=later) == [] and ids(endDate=later) == [held, settled, outgoing]
     assert api.get("/transactions", {"status": "SETTLED"}).json()["totalCount"] == 1
