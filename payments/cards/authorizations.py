@@ -474,8 +474,9 @@ def card_transaction_get(*, platform: Platform, card_transaction_id: UUID) -> Ca
 def card_transaction_list(*, platform: Platform, filters: Mapping[str, Any]) -> QueryShape | None:
     """The platform's card transactions matching `filters` of the transaction list: a shape for each
     set of filters, compiled once per page shape (payments.query_plans) as the other transactions'
-    list is; None when no card transaction can match them (another type, a status or a filter card
-    transactions do not have). With type=CARD, a filter they do not have is a 400."""
+    list is; None when no card transaction can match them (a platform that never issued a card,
+    another type, a status or a filter card transactions do not have). With type=CARD, a filter they
+    do not have is a 400."""
     unsupported = sorted(set(filters) - set(CARD_TRANSACTION_LOOKUPS) - {"type"})
     if unsupported and filters.get("type") == "CARD":
         names = sorted({_QUERY_NAMES.get(name, name) for name in unsupported})
@@ -483,7 +484,8 @@ def card_transaction_list(*, platform: Platform, filters: Mapping[str, Any]) -> 
             f"These filters do not apply to card transactions: {', '.join(names)}", filters=names
         )
     if (
-        unsupported
+        not platform.has_cards
+        or unsupported
         or filters.get("type", "CARD") != "CARD"
         or filters.get("status", Status.AUTHORIZED) not in Status.values
     ):

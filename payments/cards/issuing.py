@@ -235,6 +235,9 @@ def card_create(
             "A card with this platformCardId already exists", platformCardId=platform_card_id
         ) from None
     _bind(card, accounts)
+    if not platform.has_cards:
+        Platform.objects.filter(pk=platform.pk).update(has_cards=True)
+        platform.has_cards = True
     _move(CARD_ISSUER_MOVES, card, State.ACTIVE)
     return card
 

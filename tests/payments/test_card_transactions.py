@@ -7,6 +7,8 @@ import datetime as dt
 import json
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from payments import clock
 from payments.models import CardTransaction, LedgerAccount, WebhookEvent
@@ -362,3 +364,17 @@ def test_the_filters_of_the_unfiltered_list_apply_to_card_transactions(api, setu
     later = (clock.now() + dt.timedelta(minutes=1)).isoformat()
     assert ids(startDate=later) == [] and ids(endDate=later) == [held, settled, outgoing]
     assert api.get("/transactions", {"status": "SETTLED"}).json()["totalCount"] == 1
+
+
+def test_a_platform_that_never_issued_a_card_lists_without_reading_card_transactions(api):
+    def card_reads() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert api.get("/transactions").status_code == 200
+        return sum("payments_cardtransaction" in q["sql"] for q in queries.captured_queries)
+
+    assert card_reads() == 0  # the hot path pays nothing for cards it does not have
+    customer, account = cardholder(api)
+    card = issue(api, customer, account)
+    assert card_reads() == 1
+    made = _card(api, card, 100)
+    assert [t["id"] for t in api.get("/transactions").json()["data"]] == [made]
