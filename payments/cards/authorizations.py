@@ -51,7 +51,7 @@ from payments.ledger import (
     ledger_system_account,
 )
 from payments.models import Card, CardTransaction, InternalAccount, LedgerAccount, LedgerJournal, Platform
-from payments.query_plans import QueryShape
+from payments.query_plans import Literal, QueryShape
 from payments.state_machines import StateMachine
 
 log = logging.getLogger(__name__)
@@ -445,24 +445,22 @@ def card_hold_mismatches() -> list[tuple[UUID, int, int]]:
 # --- reads ---------------------------------------------------------------------------------------
 
 # Filters of GET /transactions that card transactions answer (keys as
-# `payments.transactions.transaction_list` names them); the others (reference, account identifiers,
-# the platform's own) no card transaction matches.
+# `payments.transactions.transaction_list` names them); the others (reference, the platform's own)
+# no card transaction matches. The account identifiers match the funding account: a DEBIT is sent
+# from it, a CREDIT received.
 CARD_TRANSACTION_LOOKUPS = {
     "customer_id": "customer_id",
     "platform_customer_id": "platform_customer_id",
     "status": "status",
     "start": "created_at__gte",
     "end": "created_at__lte",
+    "account_identifier": "account_id",
+    "sender_account_identifier": "account_id",
+    "receiver_account_identifier": "account_id",
 }
-
-
+_ACCOUNT_DIRECTIONS = {"sender_account_identifier": DEBIT, "receiver_account_identifier": CREDIT}
 # The query parameters of the filters card transactions do not have, for the message of a 400.
-_QUERY_NAMES = {
-    "platform_only": "customerId",
-    "account_identifier": "accountIdentifier",
-    "sender_account_identifier": "senderAccountIdentifier",
-    "receiver_account_identifier": "receiverAccountIdentifier",
-}
+_QUERY_NAMES = {"platform_only": "customerId"}
 
 
 def card_transaction_get(*, platform: Platform, card_transaction_id: UUID) -> CardTransaction:
@@ -491,11 +489,19 @@ def card_transaction_list(*, platform: Platform, filters: Mapping[str, Any]) -> 
     ):
         return None
     keys = sorted(filters.keys() & CARD_TRANSACTION_LOOKUPS.keys())
+    values = [filters[k] for k in keys]
+    for index, key in enumerate(keys):
+        if CARD_TRANSACTION_LOOKUPS[key] == "account_id":
+            values[index] = ids.parse_or_none("InternalAccount", values[index])
+            if values[index] is None:  # not an internal account: no card transaction's
+                return None
 
     def build(platform_id: UUID, *values: Any) -> QuerySet[CardTransaction]:
         rows = CardTransaction.objects.filter(platform_id=platform_id)
-        return rows.filter(**{CARD_TRANSACTION_LOOKUPS[k]: v for k, v in zip(keys, values, strict=True)})
+        for key, value in zip(keys, values, strict=True):
+            rows = rows.filter(**{CARD_TRANSACTION_LOOKUPS[key]: value})
+            if key in _ACCOUNT_DIRECTIONS:
+                rows = rows.filter(direction=Literal(_ACCOUNT_DIRECTIONS[key]))
+        return rows
 
-    return QueryShape(
-        f"card-transaction-list|{','.join(keys)}", build, (platform.pk, *(filters[k] for k in keys))
-    )
+    return QueryShape(f"card-transaction-list|{','.join(keys)}", build, (platform.pk, *values))

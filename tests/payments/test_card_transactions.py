@@ -338,7 +338,7 @@ def test_pages_of_the_mixed_list_walk_every_transaction_once(api, setup, order):
 
 
 def test_the_filters_of_the_unfiltered_list_apply_to_card_transactions(api, setup):
-    customer, _account, card = setup
+    customer, account, card = setup
     sender, source = cardholder(api, 50_000)
     outgoing = _outgoing(api, sender, source)
     settled, held = _card(api, card, 100), _card(api, card, 200)
@@ -358,6 +358,10 @@ def test_the_filters_of_the_unfiltered_list_apply_to_card_transactions(api, setu
     assert ids(type="OUTGOING") == [outgoing]
     assert ids(type="CARD") == [held, settled]
     assert ids(senderAccountIdentifier=source.public_id) == [outgoing]
+    assert ids(accountIdentifier=account.public_id) == [held, settled]  # the funding account
+    assert ids(senderAccountIdentifier=account.public_id, type="CARD") == [held, settled]
+    assert ids(receiverAccountIdentifier=account.public_id) == []  # card payments are sent from it
+    assert ids(accountIdentifier="$someone@sandbox.uma.example") == []
     assert ids(customerId=api.platform.public_id) == []
     platform_cards = api.get("/transactions", {"type": "CARD", "customerId": api.platform.public_id})
     assert platform_cards.status_code == 400 and "customerId" in platform_cards.json()["message"]
