@@ -43,7 +43,9 @@ class CardCreateSerializer(ApiSerializer):
     threeDSecurePassword = serializers.CharField(
         max_length=64,
         required=False,
-        help_text="Optional static 3-D Secure password; passed to the issuer and not kept",
+        help_text="Optional static 3-D Secure password, for a card program whose issuer takes one (EUR "
+        "cards; any other: 400 INVALID_INPUT). Passed to the issuer and not kept; when omitted, the "
+        "issuer makes one for the cardholder.",
     )
     form = serializers.ChoiceField(choices=Card.Form.choices)
     fundingSources = serializers.ListField(child=serializers.CharField(), min_length=1, max_length=10)
@@ -82,6 +84,7 @@ class CardListCreateApi(APIView):
             funding_source_ids=_funding_source_ids(body["fundingSources"]),
             platform_card_id=body.get("platformCardId"),
             max_spend_per_transaction=body.get("maxSpendPerTransaction"),
+            three_d_secure_password=body.get("threeDSecurePassword"),
         )
         return Response(render_card(card), status=201)
 

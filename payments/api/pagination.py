@@ -8,7 +8,8 @@ from __future__ import annotations
 import base64
 import binascii
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import BigIntegerField, QuerySet, Subquery
@@ -103,6 +104,16 @@ def _count(rows: QuerySet | QueryShape, limit: int | None) -> int:
     return rows.count() if limit is None else rows.order_by()[: limit + 1].count()
 
 
+@dataclass(frozen=True)
+class PageSource:
+    """One kind of record in a merged list (`paginate_merged`): its rows and how each renders.
+    `keys_first` as for `paginate`."""
+
+    rows: QuerySet | QueryShape
+    render: Callable[[Any], dict]
+    keys_first: bool = False
+
+
 def paginate(
     rows: QuerySet | QueryShape,
     params: Mapping[str, Any],
@@ -126,9 +137,26 @@ def paginate(
     rows of an owner with a large share of the table, PostgreSQL may instead walk the primary key
     backwards and skip every newer row of other owners (a platform with a million transactions,
     200 ms per page)."""
-    page = parse_query(PageQuery, params)
-    limit = page["limit"]
-    after = decode_cursor(page["cursor"]) if "cursor" in page else None
+    return paginate_merged(
+        [PageSource(rows, render, keys_first)],
+        params,
+        count=count,
+        count_limit=count_limit,
+        ascending=ascending,
+    )
+
+
+def _read(
+    source: PageSource,
+    *,
+    limit: int,
+    after: uuid.UUID | None,
+    ascending: bool,
+    count: bool,
+    count_limit: int | None,
+) -> tuple[list, Callable[[], int]]:
+    """A page of the source's rows (one more than `limit`, in page order) and how to count every match."""
+    rows, keys_first = source.rows, source.keys_first
     if isinstance(rows, QueryShape):
         given = len(rows.args)
         order = "asc" if ascending else "desc"
@@ -154,18 +182,48 @@ def paginate(
             items = plan_all(shape, build, *arguments)
     else:
         items = list(_page(rows, limit=limit, ascending=ascending, after=after, keys_first=keys_first))
-    has_more = len(items) > limit
-    items = items[:limit]
-    body: dict[str, Any] = {"data": [render(item) for item in items], "hasMore": has_more}
+
+    def total() -> int:
+        if after is None and len(items) <= limit:
+            return len(items)
+        if items and hasattr(items[0], _TOTAL):
+            return getattr(items[0], _TOTAL)
+        return _count(rows, count_limit)
+
+    return items, total
+
+
+def paginate_merged(
+    sources: Sequence[PageSource],
+    params: Mapping[str, Any],
+    *,
+    count: bool = True,
+    count_limit: int | None = None,
+    ascending: bool = False,
+) -> dict[str, Any]:
+    """One page over several kinds of record whose keys are time-ordered UUIDs of one clock (so
+    sorting by key is sorting by creation across them): each source reads a page of its own with the
+    same cursor and size, and the page is the first `limit` of them all by key. The cursor is the
+    last key shown, whichever kind it is. `totalCount` is the sum (left out past `count_limit`)."""
+    page = parse_query(PageQuery, params)
+    limit = page["limit"]
+    after = decode_cursor(page["cursor"]) if "cursor" in page else None
+    read = [
+        _read(source, limit=limit, after=after, ascending=ascending, count=count, count_limit=count_limit)
+        for source in sources
+    ]
+    merged = [
+        (item, source.render) for source, (items, _) in zip(sources, read, strict=True) for item in items
+    ]
+    if len(sources) > 1:
+        merged.sort(key=lambda pair: pair[0].pk, reverse=not ascending)
+    has_more = len(merged) > limit
+    merged = merged[:limit]
+    body: dict[str, Any] = {"data": [render(item) for item, render in merged], "hasMore": has_more}
     if has_more:
-        body["nextCursor"] = encode_cursor(items[-1].pk)
+        body["nextCursor"] = encode_cursor(merged[-1][0].pk)
     if count:
-        if after is None and not has_more:
-            total = len(items)
-        elif items and hasattr(items[0], _TOTAL):
-            total = getattr(items[0], _TOTAL)
-        else:
-            total = _count(rows, count_limit)
+        total = sum(counted() for _, counted in read)
         if count_limit is None or total <= count_limit:
             body["totalCount"] = total
     return body

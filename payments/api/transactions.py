@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
-from payments.api.pagination import PAGE_PARAMETERS, paginate
+from payments.api.pagination import PAGE_PARAMETERS, PageSource, paginate_merged
 from payments.api.parsing import ApiSerializer, parse_body, parse_query
 from payments.api.schema import list_of, one_of, operations, path_parameter
 from payments.cards.authorizations import card_transaction_get, card_transaction_list
@@ -33,6 +33,7 @@ from payments.wire.transactions import (
 
 TAGS = ["Transactions"]
 COUNT_LIMIT = 1_000  # totalCount is given up to this many matches (see TransactionListApi)
+_CARD_ONLY_STATUSES = frozenset(CardTransaction.Status.values) - frozenset(Transaction.Status.values)
 
 
 TransactionOneOf = one_of(
@@ -115,25 +116,22 @@ class TransactionListApi(APIView):
         parameters=[TransactionQuerySerializer, *PAGE_PARAMETERS],
         responses=TransactionListResponseSerializer,
         tags=TAGS,
-        description="Newest first (sortOrder=asc: oldest first). `totalCount` is left out when more than "
+        description="Newest first (sortOrder=asc: oldest first), card transactions (`type: CARD`) among "
+        "the others. `totalCount` is left out when more than "
         f"{COUNT_LIMIT} transactions match.",
     )
     def get(self, request: Request) -> Response:
         filters, ascending = _filters(request)
-        if filters.get("type") == "CARD":
-            cards = card_transaction_list(platform=request.auth.platform, filters=filters)
-            return Response(
-                paginate(cards, request.query_params, render_card_transaction, ascending=ascending)
-            )
-        rows = transaction_list(platform=request.auth.platform, filters=filters)
-        page = paginate(
-            rows,
-            request.query_params,
-            render_transaction,
-            count_limit=COUNT_LIMIT,  # a page costs the same with a million transactions as with a thousand
-            ascending=ascending,
-            keys_first=True,
-        )
+        platform = request.auth.platform
+        sources = []
+        if filters.get("type") != "CARD" and filters.get("status") not in _CARD_ONLY_STATUSES:
+            rows = transaction_list(platform=platform, filters=filters)
+            # keys_first: a page costs the same with a million transactions as with a thousand
+            sources.append(PageSource(rows, render_transaction, keys_first=True))
+        cards = card_transaction_list(platform=platform, filters=filters)
+        if cards is not None:
+            sources.append(PageSource(cards, render_card_transaction))
+        page = paginate_merged(sources, request.query_params, count_limit=COUNT_LIMIT, ascending=ascending)
         return Response(page)
 
 

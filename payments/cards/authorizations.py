@@ -20,8 +20,9 @@ Decisioning (`_decline_reason`) declines, moving nothing and recording nothing: 
 ACTIVE (CARD_PAUSED / CARD_CLOSED), a currency other than the card's, an amount above the card's
 `maxSpendPerTransaction`, an available balance that covers it on none of the card's funding sources
 (INSUFFICIENT_FUNDS), and the sandbox's descriptor suffixes (002 INSUFFICIENT_FUNDS, 003 CARD_PAUSED;
-006 approves and then reports the pull FAILED: EXCEPTION; 005, a delayed pull elsewhere, is approved
-at once here). The simulators answer 202 with the issuer token either way, as the reference says; an
+006 approves and then reports the pull FAILED: EXCEPTION; 005 approves with the pull PENDING for
+SANDBOX_DELAYED_PULL, then CONFIRMED: the hold is taken at once, and `pullSummary.pendingCount` is 1
+until then). The simulators answer 202 with the issuer token either way, as the reference says; an
 approval shows as the card transaction and its CARD_TRANSACTION.* webhook.
 
 Statuses (the reference's CardTransactionStatus) move along CARD_TRANSACTION_MOVES only.
@@ -29,6 +30,7 @@ Statuses (the reference's CardTransactionStatus) move along CARD_TRANSACTION_MOV
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import uuid
 from collections.abc import Mapping
@@ -49,6 +51,7 @@ from payments.ledger import (
     ledger_system_account,
 )
 from payments.models import Card, CardTransaction, InternalAccount, LedgerAccount, LedgerJournal, Platform
+from payments.query_plans import Literal, QueryShape
 from payments.state_machines import StateMachine
 
 log = logging.getLogger(__name__)
@@ -69,6 +72,8 @@ CARD_TRANSACTION_MOVES = StateMachine(
 OPEN = (Status.AUTHORIZED, Status.PARTIALLY_SETTLED)
 
 DEBIT, CREDIT = "DEBIT", "CREDIT"
+# How long the sandbox's delayed pull (descriptor suffix 005) stays PENDING before it is CONFIRMED.
+SANDBOX_DELAYED_PULL = dt.timedelta(seconds=30)
 
 
 def _decline_reason(card: Card, *, amount: int, currency: str, descriptor: str, debit: bool) -> str | None:
@@ -246,6 +251,8 @@ def card_authorize(
     txn = _new_transaction(card, account, amount=amount, merchant=merchant, direction=direction, kind=kind)
     if debit:
         txn.held, txn.pull_count, txn.pull_total = amount, 1, amount
+        if descriptor.endswith("005"):  # the pull stays PENDING at the issuer a while (the hold is taken)
+            txn.pull_pending_until = txn.authorized_at + SANDBOX_DELAYED_PULL
     txn.save(force_insert=True)
     if descriptor.endswith("006") and debit:
         # The pull went through, but its confirmation reports FAILED: nothing stays held.
@@ -437,14 +444,23 @@ def card_hold_mismatches() -> list[tuple[UUID, int, int]]:
 
 # --- reads ---------------------------------------------------------------------------------------
 
-# Filters of GET /transactions?type=CARD (keys as `payments.transactions.transaction_list` names them).
+# Filters of GET /transactions that card transactions answer (keys as
+# `payments.transactions.transaction_list` names them); the others (reference, the platform's own)
+# no card transaction matches. The account identifiers match the funding account: a DEBIT is sent
+# from it, a CREDIT received.
 CARD_TRANSACTION_LOOKUPS = {
     "customer_id": "customer_id",
     "platform_customer_id": "platform_customer_id",
     "status": "status",
     "start": "created_at__gte",
     "end": "created_at__lte",
+    "account_identifier": "account_id",
+    "sender_account_identifier": "account_id",
+    "receiver_account_identifier": "account_id",
 }
+_ACCOUNT_DIRECTIONS = {"sender_account_identifier": DEBIT, "receiver_account_identifier": CREDIT}
+# The query parameters of the filters card transactions do not have, for the message of a 400.
+_QUERY_NAMES = {"platform_only": "customerId"}
 
 
 def card_transaction_get(*, platform: Platform, card_transaction_id: UUID) -> CardTransaction:
@@ -453,12 +469,39 @@ def card_transaction_get(*, platform: Platform, card_transaction_id: UUID) -> Ca
     )
 
 
-def card_transaction_list(*, platform: Platform, filters: Mapping[str, Any]) -> QuerySet[CardTransaction]:
-    """The platform's card transactions matching `filters` (CARD_TRANSACTION_LOOKUPS; `type` is CARD)."""
+def card_transaction_list(*, platform: Platform, filters: Mapping[str, Any]) -> QueryShape | None:
+    """The platform's card transactions matching `filters` of the transaction list: a shape for each
+    set of filters, compiled once per page shape (payments.query_plans) as the other transactions'
+    list is; None when no card transaction can match them (a platform that never issued a card,
+    another type, a status or a filter card transactions do not have). With type=CARD, a filter they
+    do not have is a 400."""
     unsupported = sorted(set(filters) - set(CARD_TRANSACTION_LOOKUPS) - {"type"})
-    if unsupported:
+    if unsupported and filters.get("type") == "CARD":
+        names = sorted({_QUERY_NAMES.get(name, name) for name in unsupported})
         raise InvalidInput(
-            f"These filters do not apply to card transactions: {', '.join(unsupported)}", filters=unsupported
+            f"These filters do not apply to card transactions: {', '.join(names)}", filters=names
         )
-    rows = CardTransaction.objects.for_platform(platform)
-    return rows.filter(**{CARD_TRANSACTION_LOOKUPS[k]: v for k, v in filters.items() if k != "type"})
+    if (
+        not platform.has_cards
+        or unsupported
+        or filters.get("type", "CARD") != "CARD"
+        or filters.get("status", Status.AUTHORIZED) not in Status.values
+    ):
+        return None
+    keys = sorted(filters.keys() & CARD_TRANSACTION_LOOKUPS.keys())
+    values = [filters[k] for k in keys]
+    for index, key in enumerate(keys):
+        if CARD_TRANSACTION_LOOKUPS[key] == "account_id":
+            values[index] = ids.parse_or_none("InternalAccount", values[index])
+            if values[index] is None:  # not an internal account: no card transaction's
+                return None
+
+    def build(platform_id: UUID, *values: Any) -> QuerySet[CardTransaction]:
+        rows = CardTransaction.objects.filter(platform_id=platform_id)
+        for key, value in zip(keys, values, strict=True):
+            rows = rows.filter(**{CARD_TRANSACTION_LOOKUPS[key]: value})
+            if key in _ACCOUNT_DIRECTIONS:
+                rows = rows.filter(direction=Literal(_ACCOUNT_DIRECTIONS[key]))
+        return rows
+
+    return QueryShape(f"card-transaction-list|{','.join(keys)}", build, (platform.pk, *values))

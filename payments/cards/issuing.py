@@ -59,6 +59,9 @@ CARD_PLATFORM_MOVES = StateMachine(
 CARD_VALIDITY_YEARS = 3
 REVEAL_TTL = dt.timedelta(minutes=5)
 CARD_FUNDING_TYPES = frozenset({InternalAccount.Type.INTERNAL_FIAT, InternalAccount.Type.EMBEDDED_WALLET})
+# The card programs whose issuer takes a static 3-D Secure password (the reference: "EU cards
+# today"), by the card's currency: the EU program issues the EUR cards.
+STATIC_3DS_PASSWORD_CURRENCIES = frozenset({"EUR"})
 _REVEAL_SALT = "payments.cards.reveal"
 
 
@@ -164,10 +167,16 @@ def card_create(
     funding_source_ids: Sequence[UUID],
     platform_card_id: str | None = None,
     max_spend_per_transaction: int | None = None,
+    three_d_secure_password: str | None = None,
 ) -> Card:
     """Issue a VIRTUAL card to an APPROVED customer against its funding sources. The sandbox issuer
     provisions it at once: it is created PROCESSING and moves to ACTIVE in this transaction, which
-    sends CARD.STATE_CHANGE."""
+    sends CARD.STATE_CHANGE.
+
+    `three_d_secure_password`, a static 3-D Secure factor, is taken only by a card program whose
+    issuer has one (STATIC_3DS_PASSWORD_CURRENCIES); for another it is 400 INVALID_INPUT. It goes to
+    the issuer and is dropped: never stored or logged, so it cannot be read back. Omitted, the issuer
+    makes one for the cardholder."""
     customer = (
         Customer.objects.for_platform(platform).filter(pk=cardholder_id, deleted_at__isnull=True).first()
     )
@@ -184,6 +193,19 @@ def card_create(
         currency=None,
         field="fundingSources",
     )
+    currency = accounts[0].currency
+    if three_d_secure_password is not None and currency not in STATIC_3DS_PASSWORD_CURRENCIES:
+        raise InvalidInput(
+            errors=[
+                FieldError(
+                    "threeDSecurePassword",
+                    f"The card program of {currency} cards has no static 3-D Secure password; leave it "
+                    "out (the issuer makes one for the cardholder)",
+                    {"cardCurrency": sorted(STATIC_3DS_PASSWORD_CURRENCIES)},
+                )
+            ]
+        )
+    del three_d_secure_password  # the sandbox issuer takes it here; nothing of it is kept
     platform_card_id = platform_card_id or f"card_{secrets.token_hex(8)}"
     if Card.objects.for_platform(platform).filter(platform_card_id=platform_card_id).exists():
         raise BadRequest("A card with this platformCardId already exists", platformCardId=platform_card_id)
@@ -196,7 +218,7 @@ def card_create(
         status=State.PROCESSING,
         brand=Card.Brand.VISA,
         form=form,
-        currency=accounts[0].currency,
+        currency=currency,
         last4=number[-4:],
         exp_month=today.month,
         exp_year=today.year + CARD_VALIDITY_YEARS,
@@ -213,6 +235,9 @@ def card_create(
             "A card with this platformCardId already exists", platformCardId=platform_card_id
         ) from None
     _bind(card, accounts)
+    if not platform.has_cards:
+        Platform.objects.filter(pk=platform.pk).update(has_cards=True)
+        platform.has_cards = True
     _move(CARD_ISSUER_MOVES, card, State.ACTIVE)
     return card
 

@@ -425,7 +425,7 @@ class ReconciliationInstructions:
 class Transaction:
     id: str
     status: str
-    type: str  # INCOMING or OUTGOING
+    type: str  # INCOMING, OUTGOING or CARD (a card transaction, as `CardTransaction` reads it whole)
     direction: str | None = None
     customer_id: str | None = None
     platform_customer_id: str | None = None
@@ -447,6 +447,8 @@ class Transaction:
     created_at: dt.datetime | None = None
     updated_at: dt.datetime | None = None
     settled_at: dt.datetime | None = None
+    merchant: dict[str, Any] | None = None  # CARD: the merchant ({descriptor, mcc, country})
+    authorized_amount: CurrencyAmount | None = None  # CARD
     raw: dict[str, Any] = _raw()
 
 

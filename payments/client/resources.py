@@ -803,7 +803,10 @@ class Cards(_Group):
         form: str = "VIRTUAL",
         platform_card_id: str | None = None,
         max_spend_per_transaction: int | None = None,
+        three_d_secure_password: str | None = None,
     ) -> Card:
+        """`three_d_secure_password`: a static 3-D Secure factor, for a program that takes one (EUR
+        cards); it is not kept and cannot be read back."""
         body = wire(
             {
                 "cardholder_id": cardholder_id,
@@ -811,6 +814,7 @@ class Cards(_Group):
                 "funding_sources": list(funding_sources),
                 "platform_card_id": platform_card_id,
                 "max_spend_per_transaction": max_spend_per_transaction,
+                "three_d_secure_password": three_d_secure_password,
             }
         )
         return from_wire(Card, json_of(self._t.call("POST", "cards", json_body=body)))

@@ -9,6 +9,8 @@ the table in `payments.cards.CARD_TRANSACTION_STATUSES`.
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.db import models
 from django.db.models import Q
 
@@ -113,6 +115,8 @@ class CardTransaction(PlatformScoped):
     last_return_key = models.CharField(max_length=120, blank=True)  # the journal a return reversal undoes
     authorized_at = models.DateTimeField()
     last_event_at = models.DateTimeField(null=True, blank=True)
+    # A pull still PENDING at the issuer until then (the sandbox's delayed pull); CONFIRMED after it.
+    pull_pending_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -122,7 +126,24 @@ class CardTransaction(PlatformScoped):
                 name="card_transaction_refund_within_settled",
             ),
         ]
-        indexes = [models.Index(fields=["platform", "card", "id"], name="card_txn_platform_card")]
+        indexes = [
+            models.Index(fields=["platform", "card", "id"], name="card_txn_platform_card"),
+            # The pages of GET /transactions, which lists card transactions with the others by key.
+            models.Index(fields=["platform", "id"], name="card_txn_platform_id"),
+            models.Index(fields=["platform", "customer", "id"], name="card_txn_platform_customer"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.status} {self.authorized_amount} {self.currency} on card {self.card_id}"
+
+    def pending_pulls(self, now: dt.datetime) -> int:
+        """How many of its pulls are still PENDING at `now` (a delayed pull confirms by itself when
+        its time comes, so a read needs no worker to have run)."""
+        return int(self.pull_pending_until is not None and self.pull_pending_until > now)
+
+    def last_event(self, now: dt.datetime) -> dt.datetime | None:
+        """When the latest event about it happened, a delayed pull's confirmation included."""
+        confirmed = self.pull_pending_until
+        if confirmed is None or confirmed > now or (self.last_event_at and self.last_event_at >= confirmed):
+            return self.last_event_at
+        return confirmed

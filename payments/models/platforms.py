@@ -29,6 +29,9 @@ class Platform(PublicRecord):
     daily_volume_limit = models.BigIntegerField(
         null=True, blank=True, help_text="US cents per customer per UTC day; empty: the service default"
     )
+    # Set when it issues its first card (never cleared): until then it has no card transactions, and
+    # GET /transactions, read on every page, leaves their query out.
+    has_cards = models.BooleanField(default=False, editable=False)
 
     def __str__(self) -> str:
         return self.name

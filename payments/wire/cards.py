@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from payments import ids
+from payments import clock, ids
 from payments.models import Card, CardTransaction, Transaction
 from payments.pricing import MAX_AMOUNT
 from payments.wire.ids import PublicIdField
@@ -143,6 +143,7 @@ class CardTransactionSerializer(serializers.Serializer):
 
 def render_card_transaction(txn: CardTransaction) -> dict[str, Any]:
     """The reference's CardTransaction; also the `data` of CARD_TRANSACTION.* webhooks."""
+    now = clock.now()
     data: dict[str, Any] = {
         "type": "CARD",
         "id": txn.public_id,
@@ -157,13 +158,18 @@ def render_card_transaction(txn: CardTransaction) -> dict[str, Any]:
         "settledAmount": currency_amount(txn.settled_amount, txn.currency),
         "refundedAmount": currency_amount(txn.refunded_amount, txn.currency),
         "accountId": ids.render("InternalAccount", txn.account_id),
-        "pullSummary": {"count": txn.pull_count, "totalAmount": txn.pull_total, "pendingCount": 0},
+        "pullSummary": {
+            "count": txn.pull_count,
+            "totalAmount": txn.pull_total,
+            "pendingCount": txn.pending_pulls(now),
+        },
         "refundSummary": {"count": txn.refund_count, "totalAmount": txn.refunded_amount},
         "settlementSummary": {"count": txn.settlement_count, "totalAmount": txn.settled_amount},
         "authorizedAt": utc_timestamp(txn.authorized_at),
     }
-    if txn.last_event_at:
-        data["lastEventAt"] = utc_timestamp(txn.last_event_at)
+    last_event = txn.last_event(now)
+    if last_event:
+        data["lastEventAt"] = utc_timestamp(last_event)
     data["createdAt"] = utc_timestamp(txn.created_at)
     data["updatedAt"] = utc_timestamp(txn.updated_at)
     return data

@@ -3,13 +3,17 @@ their reversal, declines, and the remaining simulators; every one checked on the
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
+from payments import clock
 from payments.models import CardTransaction, LedgerAccount, WebhookEvent
 from tests.payments.card_support import authorize, available, cardholder, issue
-from tests.payments.money_support import fund, reference_validator
+from tests.payments.money_support import fund, on_the_wire, quote_body, reference_validator, usd_external
 
 pytestmark = pytest.mark.django_db
 
@@ -143,6 +147,31 @@ def test_pull_confirmation_failure_is_an_exception_holding_nothing(api, setup):
     assert available(api, account) == (10_000, 10_000)
 
 
+def test_a_delayed_pull_is_pending_for_thirty_seconds_then_confirmed(api, setup):
+    _customer, account, card = setup
+    authorize(api, card, 700, descriptor="HARDWARE STORE-005")
+    txn = _only_transaction()
+    read = api.get(f"/transactions/{txn.public_id}").json()
+    assert read["status"] == "AUTHORIZED"
+    assert read["pullSummary"] == {"count": 1, "totalAmount": 700, "pendingCount": 1}
+    assert available(api, account) == (9_300, 10_000)  # held at once: nothing else can spend it
+    [(event, data)] = _card_events(api)
+    assert event == "AUTHORIZED" and data["pullSummary"]["pendingCount"] == 1
+    clock.advance(dt.timedelta(seconds=29))
+    assert api.get(f"/transactions/{txn.public_id}").json()["pullSummary"]["pendingCount"] == 1
+    clock.advance(dt.timedelta(seconds=2))
+    confirmed = api.get(f"/transactions/{txn.public_id}").json()
+    assert confirmed["pullSummary"]["pendingCount"] == 0 and confirmed["status"] == "AUTHORIZED"
+    assert confirmed["lastEventAt"] > read["lastEventAt"]
+    listed = api.get("/transactions").json()["data"][0]
+    assert listed["pullSummary"]["pendingCount"] == 0
+    _simulate(api, card, "clearing", {"cardTransactionId": txn.public_id, "amount": 700})
+    assert available(api, account) == (9_300, 9_300)
+    plain = authorize(api, card, 100, descriptor="HARDWARE STORE-004")
+    assert plain.status_code == 202
+    assert CardTransaction.objects.latest("pk").pull_pending_until is None
+
+
 def test_returns_and_return_reversal(api, setup):
     _customer, account, card = setup
     authorize(api, card, 3_000)
@@ -259,3 +288,97 @@ def test_card_transactions_are_listed_and_read_under_transactions(api, other_api
     reference_validator("TransactionOneOf").validate(one.json())
     assert other_api.get(f"/transactions/{first.public_id}").status_code == 404
     assert other_api.get("/transactions", {"type": "CARD"}).json()["data"] == []
+
+
+def _outgoing(api, customer, account) -> str:
+    """A pending outgoing transaction (a quote from `account` to a bank account): its id."""
+    payee = usd_external(api.platform, customer)
+    response = api.post("/quotes", quote_body(account.public_id, payee.public_id, 100))
+    assert response.status_code == 201, response.json()
+    return response.json()["transactionId"]
+
+
+def _card(api, card, amount: int) -> str:
+    authorize(api, card, amount)
+    return CardTransaction.objects.latest("pk").public_id
+
+
+def test_the_unfiltered_list_shows_card_transactions_among_the_others_by_creation(api, other_api, setup):
+    _customer, _account, card = setup
+    sender, source = cardholder(api, 50_000)
+    made = [_outgoing(api, sender, source), _card(api, card, 100), _card(api, card, 200)]
+    made += [_outgoing(api, sender, source), _card(api, card, 300)]
+    page = api.get("/transactions").json()
+    reference_validator("TransactionListResponse").validate(on_the_wire(page))
+    assert [t["id"] for t in page["data"]] == made[::-1]
+    assert page["totalCount"] == 5 and not page["hasMore"]
+    assert [t["type"] for t in page["data"]] == ["CARD", "OUTGOING", "CARD", "CARD", "OUTGOING"]
+    oldest_first = api.get("/transactions", {"sortOrder": "asc"}).json()
+    assert [t["id"] for t in oldest_first["data"]] == made
+    assert other_api.get("/transactions").json() == {"data": [], "hasMore": False, "totalCount": 0}
+
+
+@pytest.mark.parametrize("order", ["desc", "asc"])
+def test_pages_of_the_mixed_list_walk_every_transaction_once(api, setup, order):
+    _customer, _account, card = setup
+    sender, source = cardholder(api, 50_000)
+    made = []
+    for amount in (1, 2, 3):
+        made += [_card(api, card, amount), _outgoing(api, sender, source), _card(api, card, 10 + amount)]
+    expected = made if order == "asc" else made[::-1]
+    seen, query = [], {"limit": 2, "sortOrder": order}
+    while True:
+        page = api.get("/transactions", query).json()
+        assert page["totalCount"] == 9 and len(page["data"]) <= 2
+        seen += [t["id"] for t in page["data"]]
+        if not page["hasMore"]:
+            break
+        query["cursor"] = page["nextCursor"]
+    assert seen == expected
+
+
+def test_the_filters_of_the_unfiltered_list_apply_to_card_transactions(api, setup):
+    customer, account, card = setup
+    sender, source = cardholder(api, 50_000)
+    outgoing = _outgoing(api, sender, source)
+    settled, held = _card(api, card, 100), _card(api, card, 200)
+    _simulate(api, card, "clearing", {"cardTransactionId": settled, "amount": 100})
+
+    def ids(**query):
+        page = api.get("/transactions", query)
+        assert page.status_code == 200, page.json()
+        return [t["id"] for t in page.json()["data"]]
+
+    assert ids(customerId=customer.public_id) == [held, settled]
+    assert ids(customerId=sender.public_id) == [outgoing]
+    assert ids(platformCustomerId=customer.platform_customer_id) == [held, settled]
+    assert ids(status="SETTLED") == [settled]
+    assert ids(status="AUTHORIZED") == [held]
+    assert ids(status="PENDING") == [outgoing]
+    assert ids(type="OUTGOING") == [outgoing]
+    assert ids(type="CARD") == [held, settled]
+    assert ids(senderAccountIdentifier=source.public_id) == [outgoing]
+    assert ids(accountIdentifier=account.public_id) == [held, settled]  # the funding account
+    assert ids(senderAccountIdentifier=account.public_id, type="CARD") == [held, settled]
+    assert ids(receiverAccountIdentifier=account.public_id) == []  # card payments are sent from it
+    assert ids(accountIdentifier="$someone@sandbox.uma.example") == []
+    assert ids(customerId=api.platform.public_id) == []
+    platform_cards = api.get("/transactions", {"type": "CARD", "customerId": api.platform.public_id})
+    assert platform_cards.status_code == 400 and "customerId" in platform_cards.json()["message"]
+    later = (clock.now() + dt.timedelta(minutes=1)).isoformat()
+    assert ids(startDate=later) == [] and ids(endDate=later) == [held, settled, outgoing]
+    assert api.get("/transactions", {"status": "SETTLED"}).json()["totalCount"] == 1
+
+
+def test_a_platform_that_never_issued_a_card_lists_without_reading_card_transactions(api):
+    def card_reads() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert api.get("/transactions").status_code == 200
+        return sum("payments_cardtransaction" in q["sql"] for q in queries.captured_queries)
+
+    assert card_reads() == 0  # the hot path pays nothing for cards it does not have
+    customer, account = cardholder(api)
+    card = issue(api, customer, account)
+    assert card_reads() == 1
+    made = _card(api, card, 100)
+    assert [t["id"] for t in api.get("/transactions").json()["data"]] == [made]

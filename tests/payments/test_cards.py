@@ -92,6 +92,28 @@ def test_issue_refusals(api, other_api):
     assert api.get("/cards/Card:019542f5-b3e7-1d02-0000-000000000010").status_code == 404
 
 
+def test_a_static_3ds_password_is_taken_by_the_eur_program_only_and_never_kept(api, caplog):
+    customer, usd = cardholder(api)
+    body = {"cardholderId": customer.public_id, "form": "VIRTUAL", "threeDSecurePassword": "AbCd1234EfGh5678"}
+    refused = api.post("/cards", {**body, "fundingSources": [usd.public_id]})
+    assert (refused.status_code, refused.json()["code"]) == (400, "INVALID_INPUT")
+    [error] = refused.json()["details"]["errors"]
+    assert error["field"] == "threeDSecurePassword" and "EUR" in error["constraint"]["cardCurrency"]
+    assert not Card.objects.exists() and not _events(api, "CARD.STATE_CHANGE")
+
+    eur = holding_account(customer, "EUR")
+    with caplog.at_level("DEBUG"):
+        card = api.post("/cards", {**body, "fundingSources": [eur.public_id]})
+    assert card.status_code == 201 and card.json()["currency"] == "EUR"
+    row = Card.objects.values().get()
+    assert "AbCd1234EfGh5678" not in json.dumps(
+        [row, card.json(), _events(api, "CARD.STATE_CHANGE")], default=str
+    )
+    assert "AbCd1234EfGh5678" not in json.loads(Card.objects.get().secrets).values()
+    assert "AbCd1234EfGh5678" not in caplog.text
+    assert issue(api, customer, usd)["currency"] == "USD"  # left out, any program issues the card
+
+
 def test_list_filters_and_pages(api, other_api):
     ann, ann_usd = cardholder(api, full_name="Ann")
     bob, bob_usd = cardholder(api, full_name="Bob")

@@ -20,6 +20,9 @@ def test_cards_through_the_client(client):  # noqa: F811
         cardholder_id=customer.id, funding_sources=[usd.id], max_spend_per_transaction=5_000
     )
     assert isinstance(card, Card) and card.state == "ACTIVE" and len(card.last4) == 4
+    with pytest.raises(BadRequest) as no_static_3ds:  # a USD card's program has no static password
+        client.cards.create(cardholder_id=customer.id, funding_sources=[usd.id], three_d_secure_password="x1")
+    assert no_static_3ds.value.code == "INVALID_INPUT"
     assert card.funding_sources == [usd.id] and card.max_spend_per_transaction == 5_000
     assert [c.id for c in client.cards.iterate(cardholder_id=customer.id)] == [card.id]
     assert client.cards.update(card.id, max_spend_per_transaction=None).max_spend_per_transaction is None
@@ -35,6 +38,10 @@ def test_cards_through_the_client(client):  # noqa: F811
         card.id, "authorization", amount=1_250, currency={"code": "USD"}, merchant=merchant
     )
     (txn,) = client.transactions.list(type="CARD").data
+    # as the reference has a sandbox find it: in the list of all transactions
+    (listed,) = [t for t in client.transactions.list(customer_id=customer.id).data if t.type == "CARD"]
+    assert listed.id == txn.id and listed.merchant["descriptor"] == "BLUE BOTTLE COFFEE SF"
+    assert listed.authorized_amount.amount == 1_250
     held = client.cards.transaction(txn.id)
     assert held.status == "AUTHORIZED" and held.issuer_transaction_token == token
     (account,) = client.internal_accounts.list(

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from payments.cards import card_create
+from payments.cards.authorizations import card_authorize
 from payments.models import Card, Customer, InternalAccount
 from tests.payments.money_support import fund
 from tests.wallets.portal_support import signed_up
@@ -59,3 +60,20 @@ def test_another_users_card_is_not_found(portal_platform):
     assert other.get(f"/cards/{card.public_id}/reveal/").status_code == 404
     card.refresh_from_db()
     assert card.status == "ACTIVE"
+
+
+def test_a_card_payment_shows_in_the_activity_without_polling(portal_platform):
+    browser = signed_up("shopper@example.com")
+    card = _card_of("shopper@example.com")
+    card_authorize(
+        platform=card.platform,
+        card_id=card.pk,
+        amount=250,
+        currency="USD",
+        merchant={"descriptor": "BLUE BOTTLE COFFEE SF", "mcc": "5814"},
+    )
+    home = browser.get("/home/")
+    assert home.status_code == 200
+    activity = home.content.decode().split('id="history"', 1)[1]
+    assert "Card · BLUE BOTTLE COFFEE SF" in activity and "2.50" in activity and "Authorized" in activity
+    assert "hx-trigger" not in activity.split(">", 1)[0]  # an open card payment is not polled for

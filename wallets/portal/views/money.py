@@ -106,6 +106,8 @@ def _saved_accounts(client: ServiceClient, account: PortalAccount) -> dict[str, 
 
 
 def _activity_row(client: ServiceClient, txn: Transaction, known: dict[str, ExternalAccount]) -> dict:
+    if txn.type == "CARD":  # a card payment: the merchant and the amount authorized
+        return {"txn": txn, "card_merchant": str((txn.merchant or {}).get("descriptor") or "Card payment")}
     outgoing = txn.type != "INCOMING"
     return {
         "txn": txn,
@@ -127,7 +129,8 @@ def _history(client: ServiceClient, account: PortalAccount, cursor: str | None) 
         "activity": [_activity_row(client, t, known) for t in history.data],
         "next_cursor": history.next_cursor if history.has_more else None,
         "cursor": cursor or "",
-        "live": any(t.status not in TERMINAL_STATUSES for t in history.data),
+        # A card payment changes only when its merchant clears or returns it (days): nothing to poll for.
+        "live": any(t.status not in TERMINAL_STATUSES and t.type != "CARD" for t in history.data),
         "poll_seconds": POLL_SECONDS,
     }
 
