@@ -27,11 +27,11 @@ from payments.wire.pages import page_of
 _COUNTRY = r"^[A-Za-z]{2}$"
 _CURRENCY = r"^[A-Za-z]{3,5}$"
 
-VaspListResponseSerializer = page_of(VaspSerializer, "VaspListResponse", count_required=False)
-UmaProviderListResponseSerializer = page_of(
-    UmaProviderSerializer, "UmaProviderListResponse", count_required=False
+VaspListResponseSerializer = page_of(VaspSerializer, "VaspListResponse", counted=False)
+UmaProviderListResponseSerializer = page_of(UmaProviderSerializer, "UmaProviderListResponse", required=False)
+DiscoveryListResponseSerializer = page_of(
+    DiscoverySerializer, "DiscoveryListResponse", paginated=False, required=False
 )
-DiscoveryListResponseSerializer = page_of(DiscoverySerializer, "DiscoveryListResponse", paginated=False)
 
 
 class DiscoveryQuerySerializer(serializers.Serializer):
