@@ -20,10 +20,12 @@ class VaspSerializer(serializers.Serializer):
 
 
 class DiscoverySerializer(serializers.Serializer):
-    bankName = serializers.CharField()
-    displayName = serializers.CharField()
-    country = serializers.CharField()
-    currency = serializers.CharField()
+    bankName = serializers.CharField(
+        help_text="Pass this value as `bankName` when creating an external account"
+    )
+    displayName = serializers.CharField(help_text="Human-friendly name of the institution")
+    country = serializers.CharField(min_length=2, max_length=2, help_text="ISO 3166-1 alpha-2 country code")
+    currency = serializers.CharField(min_length=3, max_length=3, help_text="ISO 4217 currency code")
 
 
 class UmaProviderSerializer(serializers.Serializer):
