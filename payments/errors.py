@@ -170,6 +170,14 @@ class FailedDependency(ServiceError, status=424, code="LNURLP_REQUEST_FAILED"):
     """A counterparty (e.g. a UMA provider) could not be reached or answered badly."""
 
 
+class UmaVersionUnsupported(
+    ServiceError,
+    status=412,
+    code="UNSUPPORTED_UMA_VERSION",
+    message="The counterparty does not support this UMA version",
+): ...
+
+
 class RateLimited(ServiceError, status=429, code="RATE_LIMITED", message="Too many requests"):
     def __init__(self, message: str | None = None, *, retry_after: int, code: str | None = None, **details):
         self.retry_after = max(1, int(retry_after))

@@ -44,6 +44,7 @@ from payments.account_info.sandbox import (
 )
 from payments.account_info.validation import validate_account_info
 from payments.customers import customer_get
+from payments.directory import vasp_name_errors
 from payments.errors import BadRequest, Conflict, FieldError, InvalidInput, first_or_404
 from payments.models import ExternalAccount, ExternalAccountStatus, ExternalAccountStatusChange, Platform
 from payments.state_machines import StateMachine
@@ -102,7 +103,7 @@ def _currency_errors(currency: object, account_info: object) -> list[FieldError]
 def external_account_input_errors(*, currency: object, account_info: object) -> list[FieldError]:
     """Every problem with `currency` and `accountInfo` together (field paths from the body's root)."""
     errors = validate_account_info(account_info, path="accountInfo", allowed_types=EXTERNAL_ACCOUNT_TYPES)
-    return errors + _currency_errors(currency, account_info)
+    return [*errors, *vasp_name_errors(account_info), *_currency_errors(currency, account_info)]
 
 
 # --- identifiers and sandbox outcomes ------------------------------------------------------------

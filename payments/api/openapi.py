@@ -82,6 +82,7 @@ ERRORS: dict[str, tuple[int, ...]] = {
     "executeQuote": (400, 409, 410, 429),
     "lookupExternalAccount": (400, 410, 412, 424),
     "lookupUma": (400, 412, 424),
+    "estimateCryptoWithdrawalFee": (404,),
     "sandboxFundInternalAccount": (409,),
     "sandboxSend": (404, 409),
     "sandboxReceive": (404, 409),

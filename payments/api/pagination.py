@@ -48,9 +48,13 @@ def decode_cursor(cursor: str) -> uuid.UUID:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         return uuid.UUID(bytes=raw)
     except (binascii.Error, ValueError):
-        raise InvalidInput(
-            errors=[FieldError("cursor", "Unknown cursor; pass nextCursor from the previous page", {})]
-        ) from None
+        raise _unknown_cursor() from None
+
+
+def _unknown_cursor() -> InvalidInput:
+    return InvalidInput(
+        errors=[FieldError("cursor", "Unknown cursor; pass nextCursor from the previous page", {})]
+    )
 
 
 _TOTAL = "page_total_count"  # the count read along with a compiled page, on each of its rows
@@ -226,4 +230,26 @@ def paginate_merged(
         total = sum(counted() for _, counted in read)
         if count_limit is None or total <= count_limit:
             body["totalCount"] = total
+    return body
+
+
+def paginate_sequence(
+    items: Sequence[Any], params: Mapping[str, Any], render: Callable[[Any], dict], *, count: bool = True
+) -> dict[str, Any]:
+    """A page of a fixed, ordered sequence (a sandbox data set, not rows) whose items have a UUID `pk`:
+    the same body and page parameters as `paginate`, a cursor being the last key seen."""
+    page = parse_query(PageQuery, params)
+    start = 0
+    if "cursor" in page:
+        after = decode_cursor(page["cursor"])
+        start = next((i + 1 for i, item in enumerate(items) if item.pk == after), None)
+        if start is None:
+            raise _unknown_cursor()
+    chosen = items[start : start + page["limit"]]
+    has_more = start + page["limit"] < len(items)
+    body: dict[str, Any] = {"data": [render(item) for item in chosen], "hasMore": has_more}
+    if has_more:
+        body["nextCursor"] = encode_cursor(chosen[-1].pk)
+    if count:
+        body["totalCount"] = len(items)
     return body

@@ -4,6 +4,7 @@ from payments.api.card_simulations import SIMULATORS
 from payments.api.cards import CardDetailApi, CardListCreateApi, CardRevealApi
 from payments.api.config import ConfigApi
 from payments.api.customers import CustomerDetailApi, CustomerListCreateApi, EndUserTermsApi
+from payments.api.directory import DiscoveryListApi, UmaProviderListApi, VaspListApi
 from payments.api.documents import DocumentDetailApi, DocumentListUploadApi
 from payments.api.exchange_rates import ExchangeRateListApi
 from payments.api.external_accounts import (
@@ -53,6 +54,7 @@ from payments.api.transactions import (
 from payments.api.transfers import TransferInApi, TransferOutApi
 from payments.api.verifications import VerificationDetailApi, VerificationListCreateApi
 from payments.api.webhooks import SandboxWebhookTestApi
+from payments.api.withdrawal_fees import CryptoWithdrawalFeeEstimateApi
 
 
 def _external_account_actions(owner: str, *actions: tuple[str, type]) -> list[tuple[str, type, str]]:
@@ -179,6 +181,10 @@ urlpatterns = [
         ("transfer-in", TransferInApi, "transfer-in"),
         ("transfer-out", TransferOutApi, "transfer-out"),
         ("exchange-rates", ExchangeRateListApi, "exchange-rates"),
+        ("vasps", VaspListApi, "vasp-list"),
+        ("discoveries", DiscoveryListApi, "discovery-list"),
+        ("uma-providers", UmaProviderListApi, "uma-provider-list"),
+        ("crypto/estimate-withdrawal-fee", CryptoWithdrawalFeeEstimateApi, "crypto-withdrawal-fee-estimate"),
     ),
     *routes(
         "receiver",

@@ -233,6 +233,7 @@ def _resolve_destination(
                 code="INVALID_CURRENCY",
                 field="destination.currency",
             )
+        rail_adapter().uma_pay_request(address, wanted)
         ends.destination.kind, ends.uma_address, ends.receiving = DestinationKind.UMA, address, wanted
         ends.rail = UMA_RAIL
         return

@@ -10,6 +10,8 @@ talks to a bank, chain or UMA provider any other way:
   (an event `before_approval` fails it before the platform is asked);
 - `uma_receiver(address)`: resolve a UMA address to the currencies it receives (None: no such
   receiver; raises `FailedDependency` when the counterparty cannot be asked);
+- `uma_pay_request(address, currency)`: ask the receiver's VASP to quote a payment in `currency`
+  (the UMA pay request); raises the counterparty's error (400 QUOTE_REQUEST_FAILED, 424…) when it fails;
 - `uma_counterparty(address)`: what the VASP at a UMA address tells about its customer, by
   CustomerInfoFieldName (`payments/counterparty.py` picks the fields a platform asks for).
 
@@ -109,6 +111,8 @@ class Rail(Protocol):
     def incoming(self, *, sender: str) -> list[RailEvent]: ...
 
     def uma_receiver(self, address: str) -> UmaReceiver | None: ...
+
+    def uma_pay_request(self, address: str, currency: str) -> None: ...
 
     def uma_sender_currency(self, address: str) -> str | None: ...
 

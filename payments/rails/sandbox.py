@@ -19,7 +19,8 @@ Outcomes follow the interface spec's tables exactly (magic values apply in sandb
   shows pendingReason COMPLIANCE_REVIEW meanwhile); `$fail.offramp.usd` accepts, then the leg after it fails (a payout QUOTE_EXECUTION_FAILED, an
   incoming payment OFFRAMP_FAILED) and the refund stays PENDING 5 minutes before it completes;
   `$fail.refund.usd` the same, but the refund fails. Any other address there does not exist
-  (UMA_NOT_FOUND); other domains cannot be reached from the sandbox (424).
+  (UMA_NOT_FOUND); other domains cannot be reached from the sandbox (424). `$error.<code>` addresses
+  answer the counterparty's errors (`payments/rails/sandbox_counterparty_errors.py`).
 - "At once" is a step due immediately: the execute answers PROCESSING and the next read (or the
   task queued at commit) shows the outcome.
 """
@@ -39,6 +40,7 @@ from payments.errors import FailedDependency
 from payments.external_accounts import external_account_sandbox_suffix
 from payments.payment_instructions import base58
 from payments.rails import Payout, Pull, RailEvent, Step, UmaReceiver, uma_parse
+from payments.rails.sandbox_counterparty_errors import counterparty_error
 
 NOW: Final = dt.timedelta(0)
 PULL_PENDING: Final = dt.timedelta(seconds=30)
@@ -218,8 +220,18 @@ class SandboxRail:
                 f"{SANDBOX_UMA_DOMAIN} addresses",
                 umaAddress=address,
             )
+        if settings.SANDBOX and (failing := counterparty_error(parsed[0], "LOOKUP")):
+            raise failing.error(address)
+        if settings.SANDBOX and counterparty_error(parsed[0], "PAY_REQUEST"):
+            return UmaReceiver(address=address, currencies=("USD",))  # its quote fails (uma_pay_request)
         found = _sandbox_uma(address)
         return UmaReceiver(address=address, currencies=(found.currency,)) if found else None
+
+    def uma_pay_request(self, address: str, currency: str) -> None:
+        parsed = uma_parse(address)
+        if settings.SANDBOX and parsed and parsed[1] == SANDBOX_UMA_DOMAIN:
+            if failing := counterparty_error(parsed[0], "PAY_REQUEST"):
+                raise failing.error(address)
 
     def uma_sender_currency(self, address: str) -> str | None:
         found = _sandbox_uma(address)
