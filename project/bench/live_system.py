@@ -115,7 +115,7 @@ def running_system(data_dir: Path, *, port: int | None = None) -> Iterator[Syste
         )
     system = System(process=process, port=port, data_dir=data_dir, log=log)
     try:
-        wait_until_serving(system, time.monotonic() + 90)
+        wait_until_serving(system, time.monotonic() + 240)  # a loaded machine migrates slowly
         yield system
     finally:
         try:
