@@ -161,3 +161,14 @@ def test_of_many_concurrent_claims_exactly_one_succeeds():
     assert WebhookEvent.objects.filter(type="INVITATION.CLAIMED").count() == 1
     invitation.refresh_from_db()
     assert invitation.status == "CLAIMED"
+
+
+def test_the_admin_shows_invitations_read_only(admin_client, api, inviter):
+    code = _create(api, inviter)["code"]
+    listing = admin_client.get("/admin/payments/invitation/")
+    assert listing.status_code == 200 and code in listing.content.decode()
+    invitation = Invitation.objects.get(code=code)
+    page = admin_client.get(f"/admin/payments/invitation/{invitation.pk}/change/")
+    assert page.status_code == 200 and "PENDING" in page.content.decode()
+    assert admin_client.get("/admin/payments/invitation/add/").status_code == 403
+    assert admin_client.get("/admin/payments/contactverification/").status_code == 200
