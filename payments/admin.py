@@ -7,9 +7,11 @@ from django.utils.html import format_html
 # money_admin holds the read-only transaction and ledger pages; importing it registers them.
 # sca_admin holds the read-only Strong Customer Authentication pages.
 # card_admin holds the card and card-transaction pages (staff may freeze a card).
+# invitation_admin holds the read-only invitation and contact-verification pages.
 from payments import (
     admin_review,  # noqa: F401
     card_admin,  # noqa: F401
+    invitation_admin,  # noqa: F401
     money_admin,  # noqa: F401
     sca_admin,  # noqa: F401
 )

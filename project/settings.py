@@ -270,6 +270,7 @@ SPECTACULAR_SETTINGS = {
         "DocumentTypeEnum": "payments.models.Document.Type",
         "IndividualSourceOfFundsCategoryEnum": "payments.wire.customers.INDIVIDUAL_SOURCE_OF_FUNDS",
         "BusinessSourceOfFundsCategoryEnum": "payments.wire.customers.BUSINESS_SOURCE_OF_FUNDS",
+        "ContactVerificationStatus": ["PENDING", "VERIFIED"],
     },
     # The BasicAuth scheme and each operation's use of it come from payments/api/schema_auth.py.
     "POSTPROCESSING_HOOKS": [
@@ -506,6 +507,16 @@ SCA_RESEND_COOLDOWN_SECONDS = env_int("SCA_RESEND_COOLDOWN_SECONDS", default=30)
 SCA_CODES_PER_CHALLENGE = env_int("SCA_CODES_PER_CHALLENGE", default=5)
 SCA_LOGIN_CODES_PER_WINDOW = env_int("SCA_LOGIN_CODES_PER_WINDOW", default=5)
 SCA_LOGIN_CODE_WINDOW_SECONDS = env_int("SCA_LOGIN_CODE_WINDOW_SECONDS", default=600)
+
+# Contact verification of customers (payments/contact_verification.py; README "Contact verification").
+CONTACT_VERIFICATION_CODE_SECONDS = env_int("CONTACT_VERIFICATION_CODE_SECONDS", default=600)
+CONTACT_VERIFICATION_MAX_FAILED_ATTEMPTS = env_int("CONTACT_VERIFICATION_MAX_FAILED_ATTEMPTS", default=5)
+CONTACT_VERIFICATION_LOCK_SECONDS = env_int("CONTACT_VERIFICATION_LOCK_SECONDS", default=900)
+CONTACT_VERIFICATION_CODES_PER_WINDOW = env_int("CONTACT_VERIFICATION_CODES_PER_WINDOW", default=5)
+CONTACT_VERIFICATION_CODE_WINDOW_SECONDS = env_int("CONTACT_VERIFICATION_CODE_WINDOW_SECONDS", default=600)
+
+# UMA invitations (payments/invitations.py; README "Invitations"): an invitation's `url` is this plus its code.
+INVITATION_URL_BASE = os.environ.get("INVITATION_URL_BASE", "https://uma.me/i/")
 
 # The end-user portal (wallets/portal/; README "Portal"): an integrator of the service, over HTTP.
 PORTAL_SERVICE_BASE_URL = os.environ.get(

@@ -106,6 +106,11 @@ ERRORS: dict[str, tuple[int, ...]] = {
     "createVerification": (404, 409, 410),
     "listVerifications": (404,),
     "listDocuments": (404,),
+    "cancelInvitation": (400,),
+    "sendCustomerEmailVerification": (409, 410, 423, 429),
+    "sendCustomerPhoneVerification": (409, 410, 423, 429),
+    "confirmCustomerEmailVerification": (409, 410, 423),
+    "confirmCustomerPhoneVerification": (409, 410, 423),
 }
 
 # Path parameters that hold an id: by name, or by path prefix where the name (`id`) does not say.

@@ -3,8 +3,8 @@ platform's `webhookEndpoint`, named and shaped as the reference's `webhooks` (on
 its `*Webhook` body schema: `BaseWebhook` plus the `data` of `payments.webhook_types.DATA_SCHEMA`).
 
 A drf-spectacular postprocessing hook, run after `document_errors_and_ids`. A group is documented
-when the service renders its `data` (its schema is among the document's components); the agent and
-invitation groups, whose resources the service does not have, are left out.
+when the service renders its `data` (its schema is among the document's components); the agent
+group, whose resources the service does not have, is left out.
 """
 
 from __future__ import annotations
@@ -81,6 +81,13 @@ GROUPS = (
         "Verification status change",
         "VerificationWebhook",
         "VERIFICATION.",
+    ),
+    _Group(
+        "invitation-claimed",
+        "invitationClaimedWebhook",
+        "Invitation claimed webhook",
+        "InvitationClaimedWebhook",
+        "INVITATION.",
     ),
     _Group(
         "card-state-change",

@@ -3,6 +3,12 @@ from payments.api.bulk_uploads import BulkCustomerCsvUploadApi, BulkCustomerImpo
 from payments.api.card_simulations import SIMULATORS
 from payments.api.cards import CardDetailApi, CardListCreateApi, CardRevealApi
 from payments.api.config import ConfigApi
+from payments.api.contact_verification import (
+    CustomerEmailVerifyApi,
+    CustomerEmailVerifyConfirmApi,
+    CustomerPhoneVerifyApi,
+    CustomerPhoneVerifyConfirmApi,
+)
 from payments.api.customers import CustomerDetailApi, CustomerListCreateApi, EndUserTermsApi
 from payments.api.directory import DiscoveryListApi, UmaProviderListApi, VaspListApi
 from payments.api.documents import DocumentDetailApi, DocumentListUploadApi
@@ -18,6 +24,12 @@ from payments.api.external_accounts import (
     PlatformOwnershipVerifyApi,
 )
 from payments.api.internal_accounts import CustomerInternalAccountListApi, PlatformInternalAccountListApi
+from payments.api.invitations import (
+    InvitationCancelApi,
+    InvitationClaimApi,
+    InvitationCreateApi,
+    InvitationDetailApi,
+)
 from payments.api.kyc_links import CustomerKycLinkApi
 from payments.api.quotes import QuoteCreateApi, QuoteDetailApi, QuoteExecuteApi
 from payments.api.receivers import ReceiverExternalAccountLookupApi, ReceiverUmaLookupApi
@@ -104,6 +116,18 @@ urlpatterns = [
         ),
         ("/<str:customerId>", CustomerDetailApi, "customer-detail"),
         ("/<str:customerId>/kyc-link", CustomerKycLinkApi, "customer-kyc-link"),
+        ("/<str:customerId>/verify-email", CustomerEmailVerifyApi, "customer-verify-email"),
+        (
+            "/<str:customerId>/verify-email/confirm",
+            CustomerEmailVerifyConfirmApi,
+            "customer-verify-email-confirm",
+        ),
+        ("/<str:customerId>/verify-phone", CustomerPhoneVerifyApi, "customer-verify-phone"),
+        (
+            "/<str:customerId>/verify-phone/confirm",
+            CustomerPhoneVerifyConfirmApi,
+            "customer-verify-phone-confirm",
+        ),
     ),
     *routes(
         "platform",
@@ -119,6 +143,13 @@ urlpatterns = [
             ("challenge", PlatformOwnershipChallengeApi),
             ("verify", PlatformOwnershipVerifyApi),
         ),
+    ),
+    *routes(
+        "invitations",
+        ("", InvitationCreateApi, "invitation-create"),
+        ("/<str:invitationCode>", InvitationDetailApi, "invitation-detail"),
+        ("/<str:invitationCode>/claim", InvitationClaimApi, "invitation-claim"),
+        ("/<str:invitationCode>/cancel", InvitationCancelApi, "invitation-cancel"),
     ),
     *routes(
         "cards",

@@ -188,6 +188,7 @@ class Customer:
     region: str | None = None
     currencies: list[str] | None = None
     end_user_terms_consent: dict[str, Any] | None = None
+    contact_verification: dict[str, str] | None = None  # {email, phone}: EU/EEA customers only
     is_deleted: bool | None = None
     created_at: dt.datetime | None = None
     updated_at: dt.datetime | None = None

@@ -193,6 +193,15 @@ class Customers(_Group):
         )
         return from_wire(KycLink, json_of(response))
 
+    def send_verification_code(self, customer_id: str, channel: str) -> None:
+        """Send (or resend) a contact-verification code; `channel` is "email" or "phone"."""
+        self._t.call("POST", f"customers/{segment(customer_id)}/verify-{channel}")
+
+    def confirm_verification(self, customer_id: str, channel: str, code: str) -> Customer:
+        """Confirm the code; the customer's `contact_verification[channel]` becomes VERIFIED."""
+        path = f"customers/{segment(customer_id)}/verify-{channel}/confirm"
+        return from_wire(Customer, json_of(self._t.call("POST", path, json_body={"code": code})))
+
     def end_user_terms(self) -> dict[str, Any]:
         """The current terms: `{url, version, …}` as the service sends it."""
         return self._get("customers/end-user-terms")

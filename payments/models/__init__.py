@@ -1,6 +1,7 @@
 from payments.models.accounts import InternalAccount
 from payments.models.bulk_uploads import BulkUploadJob, BulkUploadRow
 from payments.models.cards import Card, CardFundingSource, CardTransaction
+from payments.models.contact_verifications import ContactVerification
 from payments.models.customers import (
     BeneficialOwner,
     Customer,
@@ -18,6 +19,7 @@ from payments.models.external_accounts import (
     OwnershipChallengeStatus,
 )
 from payments.models.idempotency import IdempotencyKey
+from payments.models.invitations import Invitation
 from payments.models.ledger import LedgerAccount, LedgerJournal, LedgerPosting
 from payments.models.limits import DailyVolume
 from payments.models.platforms import ApiToken, Platform
@@ -44,6 +46,7 @@ __all__ = [
     "Card",
     "CardFundingSource",
     "CardTransaction",
+    "ContactVerification",
     "Customer",
     "CustomerStatus",
     "CustomerStatusChange",
@@ -54,6 +57,7 @@ __all__ = [
     "ExternalAccountStatusChange",
     "IdempotencyKey",
     "InternalAccount",
+    "Invitation",
     "LedgerAccount",
     "LedgerJournal",
     "LedgerPosting",

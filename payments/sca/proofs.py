@@ -4,47 +4,31 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
-import hmac
 import logging
-import secrets
-import string
 from dataclasses import dataclass
 from typing import Any
-from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
-from django.utils.crypto import salted_hmac
-from django.utils.module_loading import import_string
 
 from payments.errors import Conflict, FieldError, InvalidInput, ServiceError
 from payments.models import Customer, ScaChallenge, ScaFactor, ScaPasskey, ScaProfile
+from payments.one_time_codes import code_digest, code_matches, code_new, sms_send
 from payments.sca.challenges import Status, _challenge_expired, sca_challenge_transition
 from payments.sca.profile import _wrong_proof
 from payments.wallet_seam import PasskeyInvalid, PasskeyMalformed, assertion_verify
 
 log = logging.getLogger(__name__)
 
-SANDBOX_CODE = "123456"
-CODE_LENGTH = 6
 WEBAUTHN_TIMEOUT_MS = 120_000
 _KNOWN_TRANSPORTS = frozenset({"usb", "nfc", "ble", "internal", "hybrid", "smart-card"})
-
-
-def _new_code() -> str:
-    if settings.SANDBOX:
-        return SANDBOX_CODE
-    return "".join(secrets.choice(string.digits) for _ in range(CODE_LENGTH))
-
-
-def _code_digest(challenge_id: UUID, code: str) -> str:
-    return salted_hmac("payments.sca-code", f"{challenge_id}:{code}", algorithm="sha256").hexdigest()
+_CODE_PURPOSE = "payments.sca-code"
 
 
 def _code_set(challenge: ScaChallenge, customer: Customer, text: str, now: dt.datetime) -> None:
     """Give the challenge a fresh code and (production) send it after commit. Not saved here."""
-    code = _new_code()
-    challenge.code_digest = _code_digest(challenge.pk, code)
+    code = code_new()
+    challenge.code_digest = code_digest(_CODE_PURPOSE, challenge.pk, code)
     challenge.codes_sent += 1
     challenge.last_sent_at = now
     if settings.PRODUCTION:
@@ -53,7 +37,7 @@ def _code_set(challenge: ScaChallenge, customer: Customer, text: str, now: dt.da
 
 
 def sms_deliver(*, to: str, message: str, challenge_id: str) -> None:
-    import_string(settings.SMS_BACKEND)().send(to=to, message=message)
+    sms_send(to=to, message=message)
     log.info("SCA code sent for %s", challenge_id)  # never the code itself
 
 
@@ -139,9 +123,7 @@ def _check_proof(
                     FieldError("code", "is required: this challenge is an SMS_OTP one", {"required": True})
                 ]
             )
-        if challenge.code_digest and hmac.compare_digest(
-            _code_digest(challenge.pk, proof.code), challenge.code_digest
-        ):
+        if code_matches(_CODE_PURPOSE, challenge.pk, proof.code, challenge.code_digest):
             return None
         return _wrong_proof(profile, now, "That code is not right", "INVALID_CODE")
     if proof.passkey_assertion is None:

@@ -5,21 +5,16 @@ from __future__ import annotations
 from uuid import UUID
 
 from payments.customers import customer_get
+from payments.eea import EEA_COUNTRIES, customer_in_eea
 from payments.models import Customer, Platform, Quote
 from payments.sca.errors import NotInScaRegion
 
-# EU member states and the other EEA countries (Iceland, Liechtenstein, Norway), ISO 3166-1 alpha-2.
-SCA_COUNTRIES = frozenset(
-    "AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE IS LI NO".split()
-)
+SCA_COUNTRIES = EEA_COUNTRIES
 
 
 def sca_applies(customer: Customer | None) -> bool:
     """Whether the customer is in an SCA region (see the package docstring). Reads no other row."""
-    if customer is None:
-        return False
-    country = (customer.address or {}).get("country")
-    return isinstance(country, str) and country.upper() in SCA_COUNTRIES
+    return customer_in_eea(customer)
 
 
 def sca_required(quote: Quote) -> bool:

@@ -25,6 +25,7 @@ from django.utils.crypto import salted_hmac
 from payments import clock, ids
 from payments.errors import Conflict, FieldError, InvalidInput, ServiceError
 from payments.models import Customer, Platform, ScaChallenge, ScaFactor, ScaProfile, ScaTotp
+from payments.one_time_codes import SANDBOX_CODE
 from payments.sca.challenges import (
     Kind,
     Status,
@@ -35,7 +36,6 @@ from payments.sca.challenges import (
 )
 from payments.sca.errors import _proof_refused
 from payments.sca.profile import _profile_lock, _profile_unlocked, _proof_accepted, _wrong_proof
-from payments.sca.proofs import SANDBOX_CODE
 from payments.sca.region import _sca_customer
 
 PERIOD_SECONDS = 30

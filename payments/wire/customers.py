@@ -12,6 +12,7 @@ from payments.end_user_terms import KNOWN_VERSIONS
 from payments.errors import BadRequest, FieldError, InvalidInput
 from payments.models import Customer
 from payments.wire.beneficial_owners import BeneficialOwnerSerializer
+from payments.wire.contact_verification import render_contact_verification
 from payments.wire.ids import PublicIdField
 from payments.wire.kyc import (
     ID_TYPES,
@@ -382,6 +383,17 @@ class EndUserTermsConsentSerializer(serializers.Serializer):
     acceptanceMethod = serializers.CharField(source="terms_acceptance_method")
 
 
+class ContactVerificationSerializer(serializers.Serializer):
+    """Each contact channel the customer's provider requires, PENDING or VERIFIED; left out when it
+    requires none (customers outside the EU/EEA)."""
+
+    email = serializers.ChoiceField(choices=["PENDING", "VERIFIED"], required=False)
+    phone = serializers.ChoiceField(choices=["PENDING", "VERIFIED"], required=False)
+
+    def to_representation(self, instance: Customer) -> dict[str, str] | None:
+        return render_contact_verification(instance)
+
+
 class CustomerSerializer(serializers.Serializer):
     id = PublicIdField("Customer")
     platformCustomerId = serializers.CharField(source="platform_customer_id")
@@ -395,6 +407,7 @@ class CustomerSerializer(serializers.Serializer):
     createdAt = UtcDateTimeField(source="created_at")
     updatedAt = UtcDateTimeField(source="updated_at")
     isDeleted = serializers.BooleanField(source="is_deleted")
+    contactVerification = ContactVerificationSerializer(source="*", required=False)
 
     def to_representation(self, instance: Customer) -> dict[str, Any]:
         data = super().to_representation(instance)

@@ -625,3 +625,21 @@ def test_a_transaction_parses_its_refund_reconciliation_and_counterparty(api):
     assert paid.counterparty_information == {"FULL_NAME": "Sam Sandbox"}
     assert paid.reconciliation_instructions.transaction_hash
     assert from_wire(Quote, uma).counterparty_information == {"FULL_NAME": "Sam Sandbox"}
+
+
+def test_the_client_verifies_a_customers_email_and_phone(client: ServiceClient):
+    paris = {"line1": "1 Rue de Rivoli", "city": "Paris", "postalCode": "75001", "country": "FR"}
+    customer = client.customers.create(
+        full_name="Anne Martin",
+        email="anne@example.fr",
+        phone_number="+33612345678",
+        birth_date="1990-01-15",
+        nationality="FR",
+        address=paris,
+        platform_customer_id="client-test-eu",
+    )
+    assert customer.contact_verification == {"email": "PENDING", "phone": "PENDING"}
+    for channel in ("email", "phone"):
+        client.customers.send_verification_code(customer.id, channel)
+        customer = client.customers.confirm_verification(customer.id, channel, "123456")
+    assert customer.contact_verification == {"email": "VERIFIED", "phone": "VERIFIED"}

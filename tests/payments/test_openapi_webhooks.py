@@ -57,6 +57,7 @@ def test_each_documented_webhook_has_the_references_name_operation_and_body(clie
         "card-state-change",
         "card-funding-source-change",
         "card-transaction",
+        "invitation-claimed",
     }
     for name, item in doc["webhooks"].items():
         ours, theirs = item["post"], reference["webhooks"][name]["post"]
@@ -79,7 +80,7 @@ def test_every_type_the_service_emits_is_documented_with_its_data(client):
         data = own.get("data", {}).get("$ref", "").rsplit("/", 1)[-1]
         for value in own["type"]["enum"]:
             documented[value] = data
-    emitted = {t for t in WebhookType if not t.value.startswith(("AGENT_ACTION", "INVITATION"))}
+    emitted = {t for t in WebhookType if not t.value.startswith("AGENT_ACTION")}
     assert {t.value for t in emitted} == set(documented)
     for webhook_type in emitted:
         assert documented[webhook_type.value] == DATA_SCHEMA[webhook_type], webhook_type
@@ -104,6 +105,10 @@ def test_the_bodies_sent_validate_against_the_document_and_the_reference(client,
         {"amount": 500, "currency": {"code": "USD"}, "merchant": merchant},
     )
     api.patch(f"/cards/{card['id']}", {"state": "CLOSED"})
+    api.platform.uma_domain = "inviter.example"
+    api.platform.save()
+    invitation = api.post("/invitations", {"inviterUma": person.uma_address, "amountToSend": 500}).json()
+    api.post(f"/invitations/{invitation['code']}/claim", {"inviteeUma": "$friend@other.example"})
     events = list(WebhookEvent.objects.for_platform(api.platform).order_by("pk"))
     assert {e.type for e in events} >= {
         "OUTGOING_PAYMENT.COMPLETED",
@@ -112,6 +117,7 @@ def test_the_bodies_sent_validate_against_the_document_and_the_reference(client,
         "CARD.FUNDING_SOURCE_CHANGE",
         "CARD_TRANSACTION.AUTHORIZED",
         "CARD_TRANSACTION.SETTLED",
+        "INVITATION.CLAIMED",
     }
     group_of = {}
     for name in doc["webhooks"]:
