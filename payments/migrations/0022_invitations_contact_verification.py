@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('payments', '0018_cards'),
+        ('payments', '0021_platform_has_cards'),
     ]
 
     operations = [
