@@ -154,6 +154,7 @@ def page_quality_problems(page) -> list[str]:
     """What is wrong with the page as shown now: sideways scrolling, serious or critical axe-core
     violations, raw template or API text. Empty when the page is fine."""
     problems = []
+    page.wait_for_load_state()
     scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     # A mobile viewport (is_mobile) widens its layout to fit the page, and innerWidth with it.
     inner_width = min(inner_width, (page.viewport_size or {}).get("width", inner_width))

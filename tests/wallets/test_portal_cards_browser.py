@@ -41,6 +41,7 @@ def test_cards_page_freeze_and_details(request, fixture, site_url, portal_platfo
     expect(page.locator(f"#card-{card.last4}")).to_contain_text("Active")
 
     page.locator(f"#card-{card.last4}").get_by_role("link", name="Show details").click()
+    expect(page).to_have_url(re.compile(r"/cards/[^/]+/reveal/$"))
     assert page_quality_problems(page) == []
     page.get_by_role("button", name="Show card details").click()
     frame = page.frame_locator("iframe.card-details")
