@@ -34,7 +34,7 @@ browsers:
 test: $(VENV)/.installed-dev browsers
 	$(BIN)/ruff check .
 	$(BIN)/python manage.py makemigrations --check --dry-run
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

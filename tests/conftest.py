@@ -77,6 +77,9 @@ pytest_plugins = ["tests.browser", "tests.wallets.portal_support"]
 def pytest_collection_modifyitems(config, items):
     from django.db import connection
 
+    # Long files first (the Makefile turns off xdist's reordering by file size, which put them last).
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
     if connection.vendor != "postgresql":
         skip = pytest.mark.skip(reason="needs PostgreSQL (set DATABASE_URL); row locks and concurrency")
         for item in items:

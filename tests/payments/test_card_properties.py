@@ -24,7 +24,7 @@ from payments.models import CardTransaction
 from tests import factories
 from tests.payments.money_support import consenting_customer, funded_account
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.long]
 
 FUNDED = 5_000
 

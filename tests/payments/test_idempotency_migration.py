@@ -11,7 +11,7 @@ from django.db.migrations.executor import MigrationExecutor
 from payments import clock
 from tests.payments.money_support import consenting_customer, funded_account, key, quote_body, usd_external
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.long]
 
 BEFORE = [("payments", "0012_daily_volume_counter")]
 AFTER = [("payments", "0013_idempotency_keys")]

@@ -8,7 +8,11 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from project.bench.live_system import ROOT, environment, free_port
+
+pytestmark = pytest.mark.long
 
 PRODUCERS, MESSAGES = 4, 100
 

@@ -17,6 +17,8 @@ import pytest
 from project.bench.live_system import API, port_is_free, running_system
 from tests.payments.kyc_support import individual
 
+pytestmark = pytest.mark.long
+
 
 @pytest.fixture(scope="module")
 def system(tmp_path_factory):

@@ -12,7 +12,7 @@ from tests.browser import page_quality_problems
 from tests.portal_pages import onboarding_visits, open_as, signed_in_person, signed_out_visits
 from tests.wallets.portal_support import PortalBrowser
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.long]
 
 WIDTHS = (1280, 390)
 
