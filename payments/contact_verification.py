@@ -14,7 +14,7 @@ Decisions where the reference leaves room (README "Contact verification"):
 - **Resends**: at most `CONTACT_VERIFICATION_CODES_PER_WINDOW` codes per channel in
   `CONTACT_VERIFICATION_CODE_WINDOW_SECONDS` (429 RATE_LIMITED with `Retry-After`).
 - **Status**: a channel is VERIFIED while the customer's current email (phone) is the one proved;
-  changing it makes the channel PENDING again.
+  changing it makes the channel PENDING again. A KYC link is refused (409) while a channel is PENDING.
 
 Locks: a channel's row changes only under its customer's row lock.
 """
@@ -36,7 +36,7 @@ from payments.eea import customer_in_eea
 from payments.errors import Conflict, FieldError, InvalidInput, Locked, RateLimited, ServiceError
 from payments.models import ContactVerification, Customer, Platform
 from payments.one_time_codes import code_digest, code_matches, code_new, sms_send
-from payments.wire.contact_verification import contact_of
+from payments.wire.contact_verification import contact_of, render_contact_verification
 from payments.wire.time import utc_timestamp
 
 log = logging.getLogger(__name__)
@@ -62,6 +62,18 @@ def _channel_for_update(
     if row.verified_contact and row.verified_contact == contact_of(customer, channel):
         raise Conflict(f"Customer {customer.public_id}'s {noun} is already verified")
     return customer, row
+
+
+def contact_verification_require_verified(customer: Customer) -> None:
+    """409 until every channel the customer's provider requires is VERIFIED (before KYC can begin)."""
+    pending = [
+        name for name, status in (render_contact_verification(customer) or {}).items() if status != "VERIFIED"
+    ]
+    if pending:
+        raise Conflict(
+            f"Customer {customer.public_id} must verify its {' and '.join(pending)} before KYC "
+            "(POST /customers/{id}/verify-email and /verify-phone, then /confirm)"
+        )
 
 
 def _lock_check(row: ContactVerification, now: dt.datetime) -> None:

@@ -19,6 +19,7 @@ from uuid import UUID
 from django.db import transaction
 
 from payments import clock
+from payments.contact_verification import contact_verification_require_verified
 from payments.customers import customer_get, customer_get_for_update
 from payments.errors import FieldError, Gone, InvalidInput, ResourceNotFound
 from payments.models import OnboardingLink, Platform, Verification
@@ -81,6 +82,7 @@ def onboarding_link_create(
     if redirect_uri and (problem := redirect_uri_error(redirect_uri)):
         raise InvalidInput(errors=[FieldError("redirectUri", problem, {"format": "uri"})])
     customer = customer_get(platform=platform, customer_id=customer_id)
+    contact_verification_require_verified(customer)
     token = secrets.token_urlsafe(32)
     link = OnboardingLink.objects.create(
         customer=customer,

@@ -40,6 +40,21 @@ def test_an_eu_customer_shows_both_channels_pending_until_confirmed(api, eu_cust
     assert api.get(path).json()["contactVerification"]["email"] == "PENDING"
 
 
+def test_kyc_cannot_begin_until_both_channels_are_verified(api, eu_customer):
+    path = f"/customers/{eu_customer.public_id}"
+    refused = api.post(f"{path}/kyc-link", {})
+    assert refused.status_code == 409
+    assert "email and phone" in refused.json()["message"]
+    api.post(f"{path}/verify-email")
+    api.post(f"{path}/verify-email/confirm", {"code": "123456"})
+    refused = api.post(f"{path}/kyc-link", {})
+    assert refused.status_code == 409
+    assert "its phone" in refused.json()["message"]
+    api.post(f"{path}/verify-phone")
+    api.post(f"{path}/verify-phone/confirm", {"code": "123456"})
+    assert api.post(f"{path}/kyc-link", {}).status_code == 201
+
+
 def test_codes_are_stored_only_as_digests_and_are_single_use(api, eu_customer):
     path = f"/customers/{eu_customer.public_id}"
     api.post(f"{path}/verify-phone")
@@ -99,6 +114,7 @@ def test_customers_outside_the_eea_have_no_contact_verification(api):
     customer = factories.CustomerFactory(platform=api.platform, phone_number="+14155551234")
     path = f"/customers/{customer.public_id}"
     assert "contactVerification" not in api.get(path).json()
+    assert api.post(f"{path}/kyc-link", {}).status_code == 201
     for suffix in ("verify-email", "verify-phone"):
         assert api.post(f"{path}/{suffix}").status_code == 409
         assert api.post(f"{path}/{suffix}/confirm", {"code": "123456"}).status_code == 409
