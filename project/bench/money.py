@@ -311,7 +311,7 @@ INSERT INTO payments_transaction (
     source, destination, sender_identifier, receiver_identifier, sent_amount, sent_currency,
     received_amount, received_currency, exchange_rate, fees, platform_fees, usd_value, payment_rail,
     rail_selection_mode, reference, failure_reason, failure_detail, pending_reason, description,
-    remittance_information, purpose_of_payment, settled_at, awaiting_decision, steps
+    remittance_information, purpose_of_payment, settled_at, awaiting_decision, steps, settlement_hash
 )
 SELECT
     (%(prefix)s || lpad(to_hex(g), 12, '0'))::uuid, %(platform)s,
@@ -321,7 +321,7 @@ SELECT
     '{"destinationType": "UMA_ADDRESS", "umaAddress": "$success.usd@sandbox.uma.example", "currency": "USD"}',
     'InternalAccount:01900000-0000-7000-8000-000000000001', '$success.usd@sandbox.uma.example',
     1000 + mod(g, 5000), 'USD', 990 + mod(g, 5000), 'USD', '1', 10, 0, 1000, '', '', 'SEED' || g, '', '', '', '',
-    '', '', now(), false, '[]'
+    '', '', now(), false, '[]', ''
 FROM generate_series(1, %(count)s) AS g
 """
 
