@@ -12,6 +12,8 @@ from urllib.parse import SplitResult, urlsplit
 from uuid import UUID
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import DomainNameValidator
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils.crypto import salted_hmac
@@ -164,6 +166,23 @@ def webhook_endpoint_errors(url: str) -> list[str]:
     return problems
 
 
+_UMA_DOMAIN_PORT = re.compile(r"(?P<host>[^:]+)(?::(?P<port>[1-9][0-9]{0,4}))?")
+
+
+def uma_domain_errors(domain: str) -> list[str]:
+    """A host name (Django's validator; `localhost` too), optionally with a port for local testing."""
+    match = _UMA_DOMAIN_PORT.fullmatch(domain)
+    if match is None or (match["port"] and int(match["port"]) > 65535):
+        return ["must be a domain name, optionally with a port (pay.example.com, localhost:8000)"]
+    if match["host"] == "localhost":
+        return []
+    try:
+        DomainNameValidator()(match["host"])
+    except ValidationError:
+        return ["must be a domain name, optionally with a port (pay.example.com, localhost:8000)"]
+    return []
+
+
 def _supported_currency_errors(items: list[dict[str, Any]]) -> list[FieldError]:
     problems = []
     seen = set()
@@ -212,6 +231,9 @@ def config_update(*, platform_id: UUID, changes: dict[str, Any]) -> Platform:
     if "webhook_endpoint" in changes:
         for msg in webhook_endpoint_errors(changes["webhook_endpoint"]):
             problems.append(FieldError("webhookEndpoint", f"Webhook endpoint {msg}", {"format": "uri"}))
+    if "uma_domain" in changes:
+        for msg in uma_domain_errors(changes["uma_domain"]):
+            problems.append(FieldError("umaDomain", f"UMA domain {msg}", {"format": "hostname"}))
     if "supported_currencies" in changes:
         problems += _supported_currency_errors(changes["supported_currencies"])
     fee_configs = changes.get("fee_configs", [])

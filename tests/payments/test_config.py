@@ -39,6 +39,24 @@ def test_patch_changes_only_the_given_fields(api):
     assert api.get("/config").json()["umaDomain"] == "pay.example.com"
 
 
+@pytest.mark.parametrize(
+    "domain", ["my platform.com", "", "a..b", "-pay.example", "pay.example:0", "x:99999"]
+)
+def test_an_uma_domain_that_is_no_domain_is_refused_and_nothing_changes(api, domain):
+    before = api.get("/config").json()
+    refused = api.patch("/config", {"umaDomain": domain, "webhookEndpoint": "https://hooks.example/x"})
+    assert refused.status_code == 400
+    assert refused.json()["details"]["errors"][0]["field"] == "umaDomain"
+    assert api.get("/config").json() == before
+
+
+@pytest.mark.parametrize(
+    "domain", ["pay.example.com", "localhost:8000", "bücher.example", "uma.example:8443"]
+)
+def test_uma_domains_with_or_without_a_port_are_kept(api, domain):
+    assert api.patch("/config", {"umaDomain": domain}).json()["umaDomain"] == domain
+
+
 def test_embedded_wallet_config_merges(api):
     api.patch("/config", {"embeddedWalletConfig": {"appName": "Acme", "otpLength": 8}})
     body = api.patch("/config", {"embeddedWalletConfig": {"otpLength": 6}}).json()
