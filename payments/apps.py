@@ -7,4 +7,3 @@ class PaymentsConfig(AppConfig):
 
     def ready(self) -> None:
         from payments import tasks  # noqa: F401 (registers the tasks that domain modules publish by name)
-        from payments.api import schema_auth  # noqa: F401 (registers the OpenAPI authentication extension)

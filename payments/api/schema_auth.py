@@ -1,6 +1,6 @@
 """How the OpenAPI document names our authentication: HTTP Basic with an API token, the `BasicAuth`
 scheme SPECTACULAR_SETTINGS declares. drf-spectacular finds the extension once this module is imported
-(PaymentsConfig.ready); without it, it warns once per operation that it cannot resolve the class."""
+(payments/api/urls.py, which every OpenAPI document is generated from); without it, it warns once per operation that it cannot resolve the class."""
 
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
+from payments.api import schema_auth  # noqa: F401 (the OpenAPI document's authentication extension)
 from payments.api.beneficial_owners import BeneficialOwnerDetailApi, BeneficialOwnerListCreateApi
 from payments.api.bulk_uploads import BulkCustomerCsvUploadApi, BulkCustomerImportJobApi
 from payments.api.card_simulations import SIMULATORS
