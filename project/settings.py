@@ -318,6 +318,11 @@ CELERY_BEAT_SCHEDULE["transaction-steps-relay"] = {
     "schedule": 1.0,
     "options": {"expires": 5},
 }
+CELERY_BEAT_SCHEDULE["stablecoin-operations-relay"] = {  # due mint and burn steps (payments/stablecoins.py)
+    "task": "payments.tasks.stablecoin_operations_relay_task",
+    "schedule": 1.0,
+    "options": {"expires": 5},
+}
 # Expired Idempotency-Keys (payments/idempotency.py); an expired key is free even before it is swept.
 CELERY_BEAT_SCHEDULE["idempotency-keys-sweep"] = {
     "task": "payments.tasks.idempotency_keys_sweep_task",

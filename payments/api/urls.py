@@ -54,6 +54,16 @@ from payments.api.sca_recovery import (
     ScaFactorResetDetailApi,
     ScaRecordEventApi,
 )
+from payments.api.stablecoins import (
+    StablecoinBurnApi,
+    StablecoinDetailApi,
+    StablecoinListRegisterApi,
+    StablecoinMintApi,
+    StablecoinOperationDetailApi,
+    StablecoinOperationListApi,
+    StablecoinProviderAccountDetailApi,
+    StablecoinProviderAccountListLinkApi,
+)
 from payments.api.tokens import TokenDetailApi, TokenListCreateApi
 from payments.api.transactions import (
     TransactionApproveApi,
@@ -216,6 +226,34 @@ urlpatterns = [
         ("discoveries", DiscoveryListApi, "discovery-list"),
         ("uma-providers", UmaProviderListApi, "uma-provider-list"),
         ("crypto/estimate-withdrawal-fee", CryptoWithdrawalFeeEstimateApi, "crypto-withdrawal-fee-estimate"),
+    ),
+    # Stablecoin issuance.
+    *routes(
+        "",
+        (
+            "stablecoin-provider-accounts",
+            StablecoinProviderAccountListLinkApi,
+            "stablecoin-provider-account-list",
+        ),
+        (
+            "stablecoin-provider-accounts/<str:stablecoinProviderAccountId>",
+            StablecoinProviderAccountDetailApi,
+            "stablecoin-provider-account-detail",
+        ),
+        ("stablecoins", StablecoinListRegisterApi, "stablecoin-list"),
+        ("stablecoins/<str:stablecoinId>", StablecoinDetailApi, "stablecoin-detail"),
+        ("stablecoins/<str:stablecoinId>/mints", StablecoinMintApi, "stablecoin-mint"),
+        ("stablecoins/<str:stablecoinId>/burns", StablecoinBurnApi, "stablecoin-burn"),
+        (
+            "stablecoins/<str:stablecoinId>/operations",
+            StablecoinOperationListApi,
+            "stablecoin-operation-list",
+        ),
+        (
+            "stablecoin-operations/<str:stablecoinOperationId>",
+            StablecoinOperationDetailApi,
+            "stablecoin-operation-detail",
+        ),
     ),
     *routes(
         "receiver",

@@ -1,0 +1,234 @@
+"""Stablecoin issuance: provider account links, stablecoins, mints, burns and their operations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from payments import ids
+from payments.api.idempotency import IDEMPOTENCY_KEY_REQUIRED, idempotent
+from payments.api.pagination import paginate
+from payments.api.parsing import parse_body, parse_id_field
+from payments.api.schema import operations, path_parameter
+from payments.models import Stablecoin, StablecoinOperation, StablecoinProviderAccount
+from payments.stablecoins import (
+    provider_account_get,
+    provider_account_link,
+    provider_account_list,
+    stablecoin_burn,
+    stablecoin_get,
+    stablecoin_list,
+    stablecoin_mint,
+    stablecoin_operation_get,
+    stablecoin_operation_list,
+    stablecoin_register,
+)
+from payments.wire.components import component
+from payments.wire.pages import page_of
+from payments.wire.stablecoins import (
+    PROVIDERS,
+    StablecoinBurnSerializer,
+    StablecoinMintSerializer,
+    StablecoinOperationSerializer,
+    StablecoinProviderAccountLinkSerializer,
+    StablecoinProviderAccountSerializer,
+    StablecoinRegisterSerializer,
+    StablecoinSerializer,
+    render_provider_account,
+    render_stablecoin,
+    render_stablecoin_operation,
+)
+
+TAGS = ["Stablecoins"]
+_operation = operations(TAGS)
+_on_link = operations(
+    TAGS, parameters=[path_parameter("stablecoinProviderAccountId", "Stablecoin provider account link id")]
+)
+_on_coin = operations(
+    TAGS, parameters=[path_parameter("stablecoinId", "System-generated stablecoin identifier")]
+)
+_on_operation = operations(
+    TAGS, parameters=[path_parameter("stablecoinOperationId", "Stablecoin issuer operation identifier")]
+)
+
+
+def _page(name: str, item: type[serializers.Serializer]) -> type[serializers.Serializer]:
+    return page_of(item, name, count_required=False)
+
+
+def _query(name: str, **choices: Any) -> type[serializers.Serializer]:
+    """The list's filters: each an optional choice of the reference's enum."""
+    fields = {
+        field: serializers.ChoiceField(choices=values, required=False) for field, values in choices.items()
+    }
+    return component(name, fields)
+
+
+LinkQuery = _query(
+    "StablecoinProviderAccountListQuery", provider=PROVIDERS, status=StablecoinProviderAccount.Status.choices
+)
+CoinQuery = _query(
+    "StablecoinListQuery",
+    issuanceStatus=Stablecoin.IssuanceStatus.choices,
+    serviceOperationsStatus=Stablecoin.OperationsStatus.choices,
+    provider=PROVIDERS,
+)
+OperationQuery = _query("StablecoinOperationListQuery", operationType=StablecoinOperation.Type.choices)
+
+
+class StablecoinProviderAccountListLinkApi(APIView):
+    @_operation(
+        "linkStablecoinProviderAccount",
+        parameters=[IDEMPOTENCY_KEY_REQUIRED],
+        request=StablecoinProviderAccountLinkSerializer,
+        responses={201: StablecoinProviderAccountSerializer},
+    )
+    @idempotent(required=True)
+    def post(self, request: Request) -> Response:
+        body = parse_body(StablecoinProviderAccountLinkSerializer, request.data)
+        link = provider_account_link(
+            platform=request.auth.platform,
+            provider=body["provider"],
+            api_client_id=body["apiClientId"],
+            api_client_secret=body["apiClientSecret"],
+            provider_account_id=body.get("providerAccountId", ""),
+        )
+        return Response(render_provider_account(link), status=201)
+
+    @_operation(
+        "listStablecoinProviderAccounts",
+        query=LinkQuery,
+        responses=_page("StablecoinProviderAccountListResponse", StablecoinProviderAccountSerializer),
+    )
+    def get(self, request: Request, query: dict[str, Any]) -> Response:
+        links = provider_account_list(platform=request.auth.platform, filters=query)
+        return Response(paginate(links, request.query_params, render_provider_account))
+
+
+class StablecoinProviderAccountDetailApi(APIView):
+    @_on_link("getStablecoinProviderAccount", responses=StablecoinProviderAccountSerializer)
+    def get(self, request: Request, stablecoinProviderAccountId: str) -> Response:
+        link_id = ids.parse("StablecoinProviderAccount", stablecoinProviderAccountId)
+        return Response(
+            render_provider_account(provider_account_get(platform=request.auth.platform, link_id=link_id))
+        )
+
+
+class StablecoinListRegisterApi(APIView):
+    @_operation(
+        "registerStablecoin",
+        parameters=[IDEMPOTENCY_KEY_REQUIRED],
+        request=StablecoinRegisterSerializer,
+        responses={201: StablecoinSerializer},
+    )
+    @idempotent(required=True)
+    def post(self, request: Request) -> Response:
+        body = parse_body(StablecoinRegisterSerializer, request.data)
+        link = body.get("stablecoinProviderAccountId")
+        coin = stablecoin_register(
+            platform=request.auth.platform,
+            provider_token_identifier=body["providerTokenIdentifier"],
+            network_token_identifier=body["networkTokenIdentifier"],
+            network=body["network"],
+            link_id=None
+            if link is None
+            else parse_id_field("StablecoinProviderAccount", link, "stablecoinProviderAccountId"),
+        )
+        return Response(render_stablecoin(coin), status=201)
+
+    @_operation(
+        "listStablecoins", query=CoinQuery, responses=_page("StablecoinListResponse", StablecoinSerializer)
+    )
+    def get(self, request: Request, query: dict[str, Any]) -> Response:
+        filters = {
+            {"issuanceStatus": "issuance_status", "serviceOperationsStatus": "service_operations_status"}.get(
+                k, k
+            ): v
+            for k, v in query.items()
+        }
+        coins = stablecoin_list(platform=request.auth.platform, filters=filters)
+        return Response(paginate(coins, request.query_params, render_stablecoin))
+
+
+class StablecoinDetailApi(APIView):
+    @_on_coin("getStablecoin", responses=StablecoinSerializer)
+    def get(self, request: Request, stablecoinId: str) -> Response:
+        coin = stablecoin_get(
+            platform=request.auth.platform, stablecoin_id=ids.parse("Stablecoin", stablecoinId)
+        )
+        return Response(render_stablecoin(coin))
+
+
+class StablecoinMintApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @_on_coin(
+        "createStablecoinMint",
+        parameters=[IDEMPOTENCY_KEY_REQUIRED],
+        request=StablecoinMintSerializer,
+        responses={201: StablecoinOperationSerializer},
+    )
+    @idempotent(required=True)
+    def post(self, request: Request, stablecoinId: str) -> Response:
+        coin_id = ids.parse("Stablecoin", stablecoinId)
+        body = parse_body(StablecoinMintSerializer, request.data)
+        operation = stablecoin_mint(
+            platform=request.auth.platform,
+            stablecoin_id=coin_id,
+            amount=body["amount"],
+            funding_source=body["fundingSource"],
+            destination=body["destination"]["accountId"],
+            description=body.get("description", ""),
+        )
+        return Response(render_stablecoin_operation(operation), status=201)
+
+
+class StablecoinBurnApi(APIView):
+    required_permissions = {"POST": "TRANSACT"}
+
+    @_on_coin(
+        "createStablecoinBurn",
+        parameters=[IDEMPOTENCY_KEY_REQUIRED],
+        request=StablecoinBurnSerializer,
+        responses={201: StablecoinOperationSerializer},
+    )
+    @idempotent(required=True)
+    def post(self, request: Request, stablecoinId: str) -> Response:
+        coin_id = ids.parse("Stablecoin", stablecoinId)
+        body = parse_body(StablecoinBurnSerializer, request.data)
+        operation = stablecoin_burn(
+            platform=request.auth.platform,
+            stablecoin_id=coin_id,
+            amount=body["amount"],
+            source=body["source"],
+            destination=body["destination"],
+            description=body.get("description", ""),
+        )
+        return Response(render_stablecoin_operation(operation), status=201)
+
+
+class StablecoinOperationListApi(APIView):
+    @_on_coin(
+        "listStablecoinOperations",
+        query=OperationQuery,
+        responses=_page("StablecoinOperationListResponse", StablecoinOperationSerializer),
+    )
+    def get(self, request: Request, stablecoinId: str, query: dict[str, Any]) -> Response:
+        rows = stablecoin_operation_list(
+            platform=request.auth.platform,
+            stablecoin_id=ids.parse("Stablecoin", stablecoinId),
+            operation_type=query.get("operationType"),
+        )
+        return Response(paginate(rows, request.query_params, render_stablecoin_operation))
+
+
+class StablecoinOperationDetailApi(APIView):
+    @_on_operation("getStablecoinOperation", responses=StablecoinOperationSerializer)
+    def get(self, request: Request, stablecoinOperationId: str) -> Response:
+        operation_id = ids.parse("StablecoinOperation", stablecoinOperationId)
+        operation = stablecoin_operation_get(platform=request.auth.platform, operation_id=operation_id)
+        return Response(render_stablecoin_operation(operation))

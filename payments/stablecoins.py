@@ -1,0 +1,631 @@
+"""Stablecoin issuance: provider account links, registered stablecoins, mints and burns (README
+"Stablecoin issuance").
+
+Decisions where the reference leaves room:
+
+- **Provider**: BRALE only, simulated like the rails. Its environment is the service's mode (SANDBOX
+  or PRODUCTION). A link's credentials are checked when linked (sandbox: a secret starting with
+  `invalid` is refused, 400 STABLECOIN_PROVIDER_ACCOUNT_INVALID), the secret kept sealed and never
+  shown. An ACTIVE link of the same provider account exists already: 409 CONFLICT.
+- **Registering** takes the platform's one ACTIVE link, or the one named (404
+  STABLECOIN_PROVIDER_ACCOUNT_NOT_FOUND; 400 ..._REVOKED / ..._INVALID for a link not ACTIVE; 400
+  ..._SELECTION_REQUIRED when several are ACTIVE and none is named). The provider's token metadata:
+  `<SYMBOL> Dollar`, USD, 6 decimals, PROVISIONED, NOT_ENABLED. A symbol registered before: 409.
+- **Money**: the supply in circulation is the ledger account SUPPLY of the token's symbol (never
+  negative); ISSUANCE is its other side. A mint posts ISSUANCE → SUPPLY when it completes; a burn posts
+  SUPPLY → ISSUANCE when it is accepted, so a burn beyond the supply (less what other burns took)
+  answers 400 INSUFFICIENT_FUNDS and records nothing; a burn that fails or expires is reversed. The
+  fiat side (the issuer's bank and the provider) is outside the service and not in the ledger.
+- **Lifecycle** (OPERATION_TRANSITIONS), driven by due steps (`payments.due_steps`): a wire-funded
+  mint or an external-account burn waits PENDING_FUNDING (with funding instructions, expiring after
+  FUNDING_WINDOW); the others start PENDING_PROVIDER. Then PROCESSING, then COMPLETED or FAILED; a wait
+  that passes its expiresAt ends EXPIRED.
+- **Sandbox outcomes**, by the amount in whole cents: ending in 503 the provider is unavailable (503
+  SERVICE_UNAVAILABLE, nothing recorded); ending in 02 the provider fails the transfer (FAILED,
+  PROVIDER_TRANSFER_FAILED); ending in 03 the awaited funds never arrive (EXPIRED at expiresAt).
+  Otherwise awaited funds arrive FUNDS_ARRIVE after creation, and the provider completes at once.
+- **Not supported yet** (the reference reserves them for follow-up flows): SERVICE_INTERNAL_ACCOUNT
+  and PROVIDER_INTERNAL_BALANCE mint funding, SERVICE_INTERNAL_ACCOUNT burn sources and internal
+  account mint destinations answer 400 INVALID_INPUT saying so.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+from collections.abc import Iterable
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import QuerySet
+
+from payments import bech32, clock, ids
+from payments.account_info import ACCOUNT_TYPES
+from payments.due_steps import due_step, due_steps_relay, steps_pop_due, steps_set
+from payments.errors import (
+    BadRequest,
+    Conflict,
+    FieldError,
+    InsufficientFunds,
+    InvalidInput,
+    ResourceNotFound,
+    ServiceUnavailable,
+    first_or_404,
+)
+from payments.ledger import Leg, ledger_post, ledger_reverse, ledger_system_accounts
+from payments.models import (
+    ExternalAccount,
+    LedgerAccount,
+    LedgerJournal,
+    Platform,
+    Stablecoin,
+    StablecoinOperation,
+    StablecoinProviderAccount,
+)
+from payments.pricing import MAX_AMOUNT
+from payments.state_machines import StateMachine
+
+log = logging.getLogger(__name__)
+
+Link = StablecoinProviderAccount
+Operation = StablecoinOperation
+Status = StablecoinOperation.Status
+Kind = LedgerAccount.Kind
+
+OPERATION_TRANSITIONS = StateMachine(
+    "stablecoin operation",
+    {
+        Status.CREATED: {Status.PENDING_FUNDING, Status.PENDING_PROVIDER, Status.PROCESSING, Status.FAILED},
+        Status.PENDING_FUNDING: {Status.PROCESSING, Status.FAILED, Status.EXPIRED},
+        Status.PENDING_PROVIDER: {Status.PROCESSING, Status.FAILED},
+        Status.PROCESSING: {Status.COMPLETED, Status.FAILED},
+    },
+    final=(Status.COMPLETED, Status.FAILED, Status.EXPIRED),
+    noun="A stablecoin operation",
+    id_detail="stablecoinOperationId",
+)
+
+FUNDS_ARRIVE = dt.timedelta(seconds=30)
+FUNDING_WINDOW = dt.timedelta(days=7)
+SANDBOX_DECIMALS = 6
+# Steps of an operation's timeline.
+FUNDED, COMPLETE, FAIL, EXPIRE = "FUNDED", "COMPLETE", "FAIL", "EXPIRE"
+PROVIDER_STATUS = {
+    Status.PENDING_FUNDING: "awaiting_funds",
+    Status.PENDING_PROVIDER: "pending",
+    Status.PROCESSING: "processing",
+    Status.COMPLETED: "complete",
+    Status.FAILED: "failed",
+    Status.EXPIRED: "expired",
+}
+PAYOUT_TIMING = {
+    "WIRE": "same business day",
+    "ACH_CREDIT": "1-3 business days",
+    "SAME_DAY_ACH_CREDIT": "same business day",
+    "RTP_CREDIT": "within minutes",
+}
+ADVANCE_TASK = "payments.tasks.stablecoin_operations_advance_task"
+_TOKEN_HRPS = frozenset({"btkn", "btknt", "btknrt", "btkns", "btknl"})
+
+
+def provider_environment() -> str:
+    return Link.Environment.SANDBOX if settings.SANDBOX else Link.Environment.PRODUCTION
+
+
+# --- provider account links ------------------------------------------------------------------------
+
+
+def _sandbox_provider_account_id(api_client_id: str) -> str:
+    """The one provider account the sandbox provider shows for a client id."""
+    return "sbx" + hashlib.sha256(api_client_id.encode()).hexdigest()[:24]
+
+
+@transaction.atomic
+def provider_account_link(
+    *,
+    platform: Platform,
+    provider: str,
+    api_client_id: str,
+    api_client_secret: str,
+    provider_account_id: str = "",
+) -> StablecoinProviderAccount:
+    if settings.SANDBOX and api_client_secret.startswith("invalid"):
+        raise BadRequest(
+            "The provider refused these API credentials", code="STABLECOIN_PROVIDER_ACCOUNT_INVALID"
+        )
+    account_id = provider_account_id or _sandbox_provider_account_id(api_client_id)
+    environment = provider_environment()
+    live = (
+        Link.objects.for_platform(platform)
+        .select_for_update()
+        .filter(
+            provider=provider,
+            provider_environment=environment,
+            provider_account_id=account_id,
+            status=Link.Status.ACTIVE,
+        )
+    )
+    if live.exists():
+        raise Conflict("This provider account is linked already", providerAccountId=account_id)
+    link = Link(
+        platform=platform,
+        provider=provider,
+        provider_account_id=account_id,
+        provider_environment=environment,
+        api_client_id=api_client_id,
+        last_verified_at=clock.now(),
+    )
+    link.api_client_secret = api_client_secret
+    link.save()
+    return link
+
+
+def provider_account_get(*, platform: Platform, link_id: UUID) -> StablecoinProviderAccount:
+    return first_or_404(Link.objects.for_platform(platform).filter(pk=link_id), "StablecoinProviderAccount")
+
+
+def provider_account_list(
+    *, platform: Platform, filters: dict[str, Any]
+) -> QuerySet[StablecoinProviderAccount]:
+    return Link.objects.for_platform(platform).filter(**filters)
+
+
+def _usable(link: StablecoinProviderAccount) -> StablecoinProviderAccount:
+    if link.status == Link.Status.REVOKED:
+        raise BadRequest(
+            "The stablecoin provider account link has been revoked",
+            code="STABLECOIN_PROVIDER_ACCOUNT_REVOKED",
+        )
+    if link.status == Link.Status.INVALID:
+        raise BadRequest(
+            "The stablecoin provider account link is not usable", code="STABLECOIN_PROVIDER_ACCOUNT_INVALID"
+        )
+    return link
+
+
+def _link_for(platform: Platform, link_id: UUID | None) -> StablecoinProviderAccount:
+    if link_id is not None:
+        return _usable(provider_account_get(platform=platform, link_id=link_id))
+    active = list(
+        Link.objects.for_platform(platform).filter(
+            status=Link.Status.ACTIVE, provider_environment=provider_environment()
+        )[:2]
+    )
+    if not active:
+        raise ResourceNotFound(
+            "StablecoinProviderAccount", "No active stablecoin provider account link; link one first"
+        )
+    if len(active) > 1:
+        raise BadRequest(
+            "Several provider account links are active: name one in stablecoinProviderAccountId",
+            code="STABLECOIN_PROVIDER_ACCOUNT_SELECTION_REQUIRED",
+        )
+    return active[0]
+
+
+# --- stablecoins -----------------------------------------------------------------------------------
+
+
+def _token_identifier_checked(value: str) -> str:
+    decoded = bech32.decode(value, max_length=None)
+    if decoded is None or decoded[0] not in _TOKEN_HRPS or decoded[2] != bech32.Encoding.BECH32M:
+        raise InvalidInput(
+            errors=[
+                FieldError(
+                    "networkTokenIdentifier",
+                    "must be a Spark token identifier (btkn1…, bech32m)",
+                    {"format": "spark-token"},
+                )
+            ]
+        )
+    return value
+
+
+@transaction.atomic
+def stablecoin_register(
+    *,
+    platform: Platform,
+    provider_token_identifier: str,
+    network_token_identifier: str,
+    network: str,
+    link_id: UUID | None,
+) -> Stablecoin:
+    network_token_identifier = _token_identifier_checked(network_token_identifier)
+    link = _link_for(platform, link_id)
+    symbol = provider_token_identifier.upper()
+    if Stablecoin.objects.for_platform(platform).filter(symbol=symbol).exists():
+        raise Conflict(f"A stablecoin with symbol {symbol} is registered already", symbol=symbol)
+    return Stablecoin.objects.create(
+        platform=platform,
+        provider_account=link,
+        provider=link.provider,
+        provider_environment=link.provider_environment,
+        provider_token_identifier=provider_token_identifier,
+        network=network,
+        network_token_identifier=network_token_identifier,
+        name=f"{symbol} Dollar",
+        symbol=symbol,
+        base_currency="USD",
+        decimals=SANDBOX_DECIMALS,
+        issuance_status=Stablecoin.IssuanceStatus.PROVISIONED,
+        service_operations_status=Stablecoin.OperationsStatus.NOT_ENABLED,
+    )
+
+
+def stablecoin_get(*, platform: Platform, stablecoin_id: UUID) -> Stablecoin:
+    rows = (
+        Stablecoin.objects.for_platform(platform).select_related("provider_account").filter(pk=stablecoin_id)
+    )
+    return first_or_404(rows, "Stablecoin")
+
+
+def stablecoin_list(*, platform: Platform, filters: dict[str, Any]) -> QuerySet[Stablecoin]:
+    return Stablecoin.objects.for_platform(platform).select_related("provider_account").filter(**filters)
+
+
+def _supply_accounts(coin: Stablecoin) -> dict[str, LedgerAccount]:
+    return ledger_system_accounts(
+        platform_id=coin.platform_id, currency=coin.symbol, kinds=[Kind.SUPPLY, Kind.ISSUANCE]
+    )
+
+
+def stablecoin_supply(coin: Stablecoin) -> int:
+    """What is in circulation and not being burned (its SUPPLY account's balance row)."""
+    return (
+        LedgerAccount.objects.filter(platform_id=coin.platform_id, kind=Kind.SUPPLY, currency=coin.symbol)
+        .values_list("balance", flat=True)
+        .first()
+        or 0
+    )
+
+
+# --- mints and burns -------------------------------------------------------------------------------
+
+
+def _amount_checked(coin: Stablecoin, amount: str) -> int:
+    value = int(amount)
+    cent = 10 ** max(coin.decimals - 2, 0)
+    if value <= 0 or value > MAX_AMOUNT:
+        problem = FieldError(
+            "amount", f"must be between 1 and {MAX_AMOUNT}", {"minimum": 1, "maximum": MAX_AMOUNT}
+        )
+    elif value % cent:
+        problem = FieldError(
+            "amount", f"must be a whole fiat cent: a multiple of {cent}", {"multipleOf": cent}
+        )
+    else:
+        return value
+    raise InvalidInput(errors=[problem])
+
+
+def _cents(coin: Stablecoin, amount: int) -> int:
+    return amount // 10 ** max(coin.decimals - 2, 0)
+
+
+def _sandbox_outcome(coin: Stablecoin, amount: int) -> str:
+    """ "unavailable", "fail", "unfunded" or "" (see the module docstring)."""
+    if not settings.SANDBOX:
+        return ""
+    cents = _cents(coin, amount)
+    if cents % 1000 == 503:
+        return "unavailable"
+    return {2: "fail", 3: "unfunded"}.get(cents % 100, "")
+
+
+def _coin_for_operation(platform: Platform, stablecoin_id: UUID) -> Stablecoin:
+    coin = stablecoin_get(platform=platform, stablecoin_id=stablecoin_id)
+    _usable(coin.provider_account)
+    if coin.issuance_status != Stablecoin.IssuanceStatus.PROVISIONED:
+        raise Conflict(
+            f"The stablecoin is {coin.issuance_status}, not PROVISIONED", issuanceStatus=coin.issuance_status
+        )
+    return coin
+
+
+def _external_account(
+    platform: Platform, value: str, field: str, *, network: str | None, currency: str = ""
+) -> ExternalAccount:
+    """The platform's (or its customers') live external account `value`: a wallet on `network`, or a
+    bank account (`network` None) in `currency`; 404 when there is none."""
+    account_id = ids.parse_or_none("ExternalAccount", value)
+    if account_id is None:
+        raise InvalidInput(
+            errors=[FieldError(field, "Must be an ExternalAccount:<uuid> id", {"type": "string"})]
+        )
+    account = first_or_404(
+        ExternalAccount.objects.for_platform(platform).filter(pk=account_id, deleted_at__isnull=True),
+        "ExternalAccount",
+    )
+    spec = ACCOUNT_TYPES.get(account.account_type)
+    wanted = f"a {network} wallet" if network else f"a {currency} bank account"
+    if spec is None or spec.network != network or (currency and account.currency != currency):
+        raise InvalidInput(errors=[FieldError(field, f"must be {wanted}", {})])
+    if account.status != ExternalAccount.Status.ACTIVE:
+        raise InvalidInput(errors=[FieldError(field, f"is {account.status}, not ACTIVE", {})])
+    return account
+
+
+def _not_supported(field: str, what: str) -> InvalidInput:
+    return InvalidInput(
+        f"{what} is not supported yet", errors=[FieldError(field, f"{what} is not supported yet", {})]
+    )
+
+
+def _timeline(operation: Operation, outcome: str, *, waits: bool) -> None:
+    """Set the new operation's status, expiry and due steps (see the module docstring)."""
+    now = clock.now()
+    end = FAIL if outcome == "fail" else COMPLETE
+    if waits:
+        operation.status = Status.PENDING_FUNDING
+        operation.expires_at = now + FUNDING_WINDOW
+        arrive = now + FUNDS_ARRIVE
+        steps = [due_step(operation.expires_at, EXPIRE)]
+        if outcome != "unfunded":
+            steps += [due_step(arrive, FUNDED), due_step(arrive, end)]
+    else:
+        operation.status = Status.PENDING_PROVIDER
+        steps = [due_step(now, FUNDED), due_step(now, end)]
+    operation.provider_status = PROVIDER_STATUS[operation.status]
+    steps_set(operation, steps)
+
+
+def _create(coin: Stablecoin, operation_type: str, amount: str, description: str, **fields: Any) -> Operation:
+    value = _amount_checked(coin, amount)
+    outcome = _sandbox_outcome(coin, value)
+    if outcome == "unavailable":
+        raise ServiceUnavailable("The stablecoin provider is temporarily unavailable; try again later")
+    operation = Operation(
+        platform_id=coin.platform_id,
+        stablecoin=coin,
+        provider_account=coin.provider_account,
+        operation_type=operation_type,
+        amount=value,
+        description=description,
+        **fields,
+    )
+    _timeline(operation, outcome, waits=operation.funding_instructions is not None)
+    operation.save()
+    return operation
+
+
+def _deposit_address(coin: Stablecoin, key: str) -> str:
+    digest = hashlib.sha256(f"{coin.pk}:{key}".encode()).digest()
+    return bech32.encode(
+        "sparkrt" if settings.SANDBOX else "spark", bech32.to_five_bit(digest), bech32.Encoding.BECH32M
+    )
+
+
+@transaction.atomic
+def stablecoin_mint(
+    *,
+    platform: Platform,
+    stablecoin_id: UUID,
+    amount: str,
+    funding_source: dict[str, Any],
+    destination: str,
+    description: str = "",
+) -> Operation:
+    coin = _coin_for_operation(platform, stablecoin_id)
+    kind = funding_source["type"]
+    if kind in ("SERVICE_INTERNAL_ACCOUNT", "PROVIDER_INTERNAL_BALANCE"):
+        raise _not_supported("fundingSource.type", f"{kind} funding")
+    if ids.parse_or_none("InternalAccount", destination) is not None:
+        raise _not_supported("destination.accountId", "An internal account destination")
+    target = _external_account(platform, destination, "destination.accountId", network="SPARK")
+    source: dict[str, Any] = {"type": kind}
+    instructions = None
+    if kind == "WIRE":
+        instructions = {
+            "rail": "WIRE",
+            "bankName": "Sandbox Provider Bank",
+            "accountNumber": f"{int(hashlib.sha256(str(coin.pk).encode()).hexdigest(), 16) % 10**10:010d}",
+            "routingNumber": "021000021",
+            "beneficiaryName": f"{coin.provider} issuance ({coin.symbol})",
+            "valueType": coin.provider_token_identifier,
+        }
+    else:
+        if not funding_source.get("externalAccountId"):
+            raise InvalidInput(
+                errors=[
+                    FieldError(
+                        "fundingSource.externalAccountId", f"is required for {kind}", {"required": True}
+                    )
+                ]
+            )
+        bank = _external_account(
+            platform,
+            funding_source["externalAccountId"],
+            "fundingSource.externalAccountId",
+            network=None,
+            currency=coin.base_currency,
+        )
+        source["externalAccountId"] = bank.public_id
+    return _create(
+        coin,
+        Operation.Type.MINT,
+        amount,
+        description,
+        source=source,
+        destination={"accountId": target.public_id},
+        funding_instructions=instructions,
+    )
+
+
+def _burn_key(operation: Operation) -> str:
+    return f"stablecoin:{operation.pk}:burn"
+
+
+@transaction.atomic
+def stablecoin_burn(
+    *,
+    platform: Platform,
+    stablecoin_id: UUID,
+    amount: str,
+    source: dict[str, Any],
+    destination: dict[str, Any],
+    description: str = "",
+) -> Operation:
+    coin = _coin_for_operation(platform, stablecoin_id)
+    kind = source["type"]
+    if kind == "SERVICE_INTERNAL_ACCOUNT":
+        raise _not_supported("source.type", "A SERVICE_INTERNAL_ACCOUNT burn source")
+    bank = _external_account(
+        platform,
+        destination["externalAccountId"],
+        "destination.externalAccountId",
+        network=None,
+        currency=coin.base_currency,
+    )
+    rail = destination["rail"]
+    instructions = None
+    if kind == "EXTERNAL_ACCOUNT":
+        instructions = {
+            "rail": "SPARK",
+            "network": "SPARK",
+            "address": _deposit_address(coin, str(ids.uuid7())),
+            "valueType": coin.provider_token_identifier,
+        }
+    operation = _create(
+        coin,
+        Operation.Type.BURN,
+        amount,
+        description,
+        source={"type": kind},
+        destination={"accountId": bank.public_id, "rail": rail},
+        funding_instructions=instructions,
+        estimated_delivery={
+            "rail": rail,
+            "amount": str(_cents(coin, int(amount))),
+            "currency": coin.base_currency,
+            "timing": PAYOUT_TIMING[rail],
+        },
+    )
+    accounts = _supply_accounts(coin)
+    legs = [Leg(accounts[Kind.SUPPLY], -operation.amount), Leg(accounts[Kind.ISSUANCE], operation.amount)]
+    try:
+        ledger_post(
+            platform_id=coin.platform_id,
+            kind=LedgerJournal.Kind.STABLECOIN_BURN,
+            key=_burn_key(operation),
+            legs=legs,
+            description=f"burn {operation.public_id}",
+        )
+    except InsufficientFunds as exc:
+        raise InsufficientFunds(
+            "The burn is more than the stablecoin's supply in circulation (less what other burns take)",
+            stablecoinId=coin.public_id,
+            available=exc.details.get("available"),
+            required=operation.amount,
+            currency=coin.symbol,
+        ) from None
+    return operation
+
+
+# --- the timeline ----------------------------------------------------------------------------------
+
+
+def _move(operation: Operation, to: str, **changes: Any) -> None:
+    changes.setdefault("provider_status", PROVIDER_STATUS[to])
+    OPERATION_TRANSITIONS.move(operation, to, locked=True, changes=changes)
+
+
+def _undo_burn(operation: Operation) -> None:
+    if operation.operation_type == Operation.Type.BURN:
+        ledger_reverse(
+            journal_key=_burn_key(operation),
+            key=f"{_burn_key(operation)}:reversal",
+            kind=LedgerJournal.Kind.REFUND,
+            description=f"burn {operation.public_id} {operation.status.lower()}",
+        )
+
+
+def _apply_step(operation: Operation, step: dict[str, Any]) -> None:
+    name = step["step"]
+    waiting = (Status.PENDING_FUNDING, Status.PENDING_PROVIDER)
+    if name == FUNDED and operation.status in waiting:
+        _move(operation, Status.PROCESSING)
+    elif name == COMPLETE and operation.status == Status.PROCESSING:
+        if operation.operation_type == Operation.Type.MINT:
+            accounts = _supply_accounts(operation.stablecoin)
+            ledger_post(
+                platform_id=operation.platform_id,
+                kind=LedgerJournal.Kind.STABLECOIN_MINT,
+                key=f"stablecoin:{operation.pk}:mint",
+                legs=[
+                    Leg(accounts[Kind.ISSUANCE], -operation.amount),
+                    Leg(accounts[Kind.SUPPLY], operation.amount),
+                ],
+                description=f"mint {operation.public_id}",
+            )
+        _move(operation, Status.COMPLETED, steps=[], next_step_at=None)
+    elif name == FAIL and operation.status in (*waiting, Status.PROCESSING):
+        _move(
+            operation, Status.FAILED, failure_reason="PROVIDER_TRANSFER_FAILED", steps=[], next_step_at=None
+        )
+        _undo_burn(operation)
+    elif name == EXPIRE and operation.status == Status.PENDING_FUNDING:
+        _move(operation, Status.EXPIRED, steps=[], next_step_at=None)
+        _undo_burn(operation)
+
+
+def stablecoin_operation_advance(*, operation_id: UUID) -> Operation:
+    """Apply the operation's due steps, in order, under its row lock (a no-op when none is due)."""
+    with transaction.atomic():
+        operation = (
+            Operation.objects.select_for_update(of=("self",))
+            .select_related("stablecoin")
+            .get(pk=operation_id)
+        )
+        for step in steps_pop_due(operation, clock.now()):
+            _apply_step(operation, step)
+        steps_set(operation, operation.steps)
+        Operation.objects.filter(pk=operation.pk).update(
+            steps=operation.steps, next_step_at=operation.next_step_at
+        )
+    return operation
+
+
+def stablecoin_operations_advance(operation_ids: Iterable[UUID]) -> None:
+    """`stablecoin_operation_advance` each; one that fails is logged and the others go on."""
+    for operation_id in operation_ids:
+        try:
+            stablecoin_operation_advance(operation_id=operation_id)
+        except Operation.DoesNotExist:
+            pass
+        except Exception:
+            log.exception("could not apply the due steps of stablecoin operation %s", operation_id)
+
+
+def stablecoin_operations_relay(*, limit: int = 5000) -> int:
+    """Queue tasks for the operations' due steps (every second, CELERY_BEAT_SCHEDULE)."""
+    return due_steps_relay(Operation, ADVANCE_TASK, limit=limit)
+
+
+# --- reads -----------------------------------------------------------------------------------------
+
+
+def _operations(platform: Platform) -> QuerySet[Operation]:
+    return Operation.objects.for_platform(platform).select_related("provider_account")
+
+
+def stablecoin_operation_get(*, platform: Platform, operation_id: UUID) -> Operation:
+    operation = first_or_404(_operations(platform).filter(pk=operation_id), "StablecoinOperation")
+    if operation.next_step_at is not None and operation.next_step_at <= clock.now():
+        stablecoin_operation_advance(operation_id=operation.pk)
+        operation.refresh_from_db()
+    return operation
+
+
+def stablecoin_operation_list(
+    *, platform: Platform, stablecoin_id: UUID, operation_type: str | None = None, due_limit: int = 500
+) -> QuerySet[Operation]:
+    """The stablecoin's operations (404 for another platform's or an unknown one), their due steps
+    applied first (up to `due_limit` of them)."""
+    coin = stablecoin_get(platform=platform, stablecoin_id=stablecoin_id)
+    rows = _operations(platform).filter(stablecoin=coin)
+    due = rows.filter(next_step_at__lte=clock.now()).order_by("next_step_at").values_list("pk", flat=True)
+    stablecoin_operations_advance(list(due[:due_limit]))
+    return rows.filter(operation_type=operation_type) if operation_type else rows
