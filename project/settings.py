@@ -271,6 +271,7 @@ SPECTACULAR_SETTINGS = {
         "IndividualSourceOfFundsCategoryEnum": "payments.wire.customers.INDIVIDUAL_SOURCE_OF_FUNDS",
         "BusinessSourceOfFundsCategoryEnum": "payments.wire.customers.BUSINESS_SOURCE_OF_FUNDS",
         "ContactVerificationStatus": ["PENDING", "VERIFIED"],
+        "StablecoinProvider": "payments.models.stablecoins.StablecoinProvider",
     },
     # The BasicAuth scheme and each operation's use of it come from payments/api/schema_auth.py.
     "POSTPROCESSING_HOOKS": [
