@@ -8,6 +8,8 @@ import uuid
 from payments import bech32
 from payments.external_accounts import external_account_create
 from payments.models import ExternalAccount, LedgerAccount, Platform
+from payments.stablecoins import provider_account_link, stablecoin_register
+from tests import factories
 from tests.payments.money_support import usd_external
 
 TOKEN = bech32.encode("btkn", bech32.to_five_bit(bytes(range(32))), bech32.Encoding.BECH32M)
@@ -80,3 +82,17 @@ def burn_body(
 def supply(platform: Platform, symbol: str = "ACME") -> int:
     row = LedgerAccount.objects.filter(platform=platform, kind="SUPPLY", currency=symbol).first()
     return row.balance if row else 0
+
+
+def issuer_rows():
+    """The same through the domain functions: (platform, stablecoin, wallet id, bank account id)."""
+    platform = factories.PlatformFactory()
+    provider_account_link(platform=platform, provider="BRALE", api_client_id="c", api_client_secret="s")
+    coin = stablecoin_register(
+        platform=platform,
+        provider_token_identifier="ACME",
+        network_token_identifier=TOKEN,
+        network="SPARK",
+        link_id=None,
+    )
+    return platform, coin, spark_wallet(platform).public_id, usd_external(platform, None).public_id

@@ -1,0 +1,66 @@
+"""Burns racing for a stablecoin's last supply on PostgreSQL: each takes its amount under the SUPPLY
+account's row lock, so exactly as many are accepted as the supply affords and it never goes negative."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from django.db import connection
+
+from payments.errors import InsufficientFunds
+from payments.ledger import ledger_balance_mismatches, ledger_currency_totals
+from payments.models import StablecoinOperation
+from payments.stablecoins import (
+    stablecoin_burn,
+    stablecoin_mint,
+    stablecoin_operation_list,
+    stablecoin_supply,
+)
+from tests.payments.stablecoin_support import UNIT, issuer_rows
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+WORKERS = 20
+
+
+def test_twenty_concurrent_burns_against_a_supply_for_seven_accept_exactly_seven():
+    platform, coin, wallet, bank = issuer_rows()
+    funding = {"type": "ACH_DEBIT", "externalAccountId": bank}
+    stablecoin_mint(
+        platform=platform,
+        stablecoin_id=coin.pk,
+        amount=str(70 * UNIT),
+        funding_source=funding,
+        destination=wallet,
+    )
+    stablecoin_operation_list(platform=platform, stablecoin_id=coin.pk)  # the mint completes
+    assert stablecoin_supply(coin) == 70 * UNIT
+    barrier = threading.Barrier(WORKERS)
+    destination = {"type": "EXTERNAL_ACCOUNT", "externalAccountId": bank, "rail": "ACH_CREDIT"}
+
+    def burn(_i):
+        try:
+            barrier.wait(timeout=10)
+            stablecoin_burn(
+                platform=platform,
+                stablecoin_id=coin.pk,
+                amount=str(10 * UNIT),
+                source={"type": "PROVIDER_INTERNAL_BALANCE"},
+                destination=destination,
+            )
+            return True
+        except InsufficientFunds:
+            return False
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(WORKERS) as pool:
+        accepted = sum(pool.map(burn, range(WORKERS)))
+    assert accepted == 7
+    assert StablecoinOperation.objects.filter(operation_type="BURN").count() == 7
+    assert stablecoin_supply(coin) == 0
+    stablecoin_operation_list(platform=platform, stablecoin_id=coin.pk)  # the burns complete
+    assert set(StablecoinOperation.objects.values_list("status", flat=True)) == {"COMPLETED"}
+    assert ledger_currency_totals()["ACME"] == 0 and ledger_balance_mismatches() == []
