@@ -1,8 +1,11 @@
 """Admin pages for stablecoin issuance: provider account links, stablecoins (with the supply in
 circulation) and their mint and burn operations. Read-only, as the API owns them; a link's API
-client secret is never shown."""
+client secret is never shown. Each page is a row of PAGES: what its list shows, filters by and
+searches (space-separated field names)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.contrib import admin
 
@@ -11,33 +14,43 @@ from payments.models import Stablecoin, StablecoinOperation, StablecoinProviderA
 from payments.money_admin import ReadOnlyAdmin
 from payments.stablecoins import stablecoin_supply
 
-
-@admin.register(StablecoinProviderAccount)
-class StablecoinProviderAccountAdmin(ReadOnlyAdmin):
-    list_display = ("public_id", "provider", "provider_account_id", "status", "platform", "created_at")
-    list_filter = ("provider", "provider_environment", "status")
-    list_select_related = ("platform",)
-    search_fields = ("provider_account_id", "api_client_id", "platform__name")
-    fields = readonly_fields = record_fields(StablecoinProviderAccount, hidden=("api_client_secret_sealed",))
-
-
-@admin.register(Stablecoin)
-class StablecoinAdmin(ReadOnlyAdmin):
-    list_display = ("public_id", "symbol", "name", "issuance_status", "platform", "created_at")
-    list_filter = ("issuance_status", "service_operations_status", "provider")
-    list_select_related = ("platform",)
-    search_fields = ("symbol", "name", "provider_token_identifier", "network_token_identifier")
-    fields = readonly_fields = (*record_fields(Stablecoin), "supply")
-
-    @admin.display(description="supply in circulation (smallest unit, less burns in progress)")
-    def supply(self, coin: Stablecoin) -> int:
-        return stablecoin_supply(coin)
+PAGES = {
+    StablecoinProviderAccount: (
+        "public_id provider provider_account_id status platform created_at",
+        "provider provider_environment status",
+        "provider_account_id api_client_id platform__name",
+    ),
+    Stablecoin: (
+        "public_id symbol name issuance_status platform created_at",
+        "issuance_status service_operations_status provider",
+        "symbol name provider_token_identifier network_token_identifier",
+    ),
+    StablecoinOperation: (
+        "public_id operation_type status amount stablecoin created_at",
+        "operation_type status failure_reason",
+        "id stablecoin__symbol description",
+    ),
+}
+HIDDEN = ("api_client_secret_sealed",)
 
 
-@admin.register(StablecoinOperation)
-class StablecoinOperationAdmin(ReadOnlyAdmin):
-    list_display = ("public_id", "operation_type", "status", "amount", "stablecoin", "created_at")
-    list_filter = ("operation_type", "status", "failure_reason")
-    list_select_related = ("stablecoin",)
-    search_fields = ("id", "stablecoin__symbol", "description")
-    fields = readonly_fields = record_fields(StablecoinOperation)
+@admin.display(description="supply in circulation (smallest unit, less burns in progress)")
+def _supply(page: admin.ModelAdmin, coin: Stablecoin) -> int:
+    return stablecoin_supply(coin)
+
+
+def _page(model: type, shown: str, filters: str, searched: str) -> type[admin.ModelAdmin]:
+    attrs: dict[str, Any] = {
+        "list_display": tuple(shown.split()),
+        "list_filter": tuple(filters.split()),
+        "search_fields": tuple(searched.split()),
+        "fields": record_fields(model, hidden=HIDDEN),
+    }
+    if model is Stablecoin:
+        attrs.update(supply=_supply, fields=(*attrs["fields"], "supply"))
+    attrs["readonly_fields"] = attrs["fields"]
+    return type(f"{model.__name__}Admin", (ReadOnlyAdmin,), attrs)
+
+
+for _model, _columns in PAGES.items():
+    admin.site.register(_model, _page(_model, *_columns))

@@ -151,13 +151,9 @@ def provider_account_link(
     if live.exists():
         raise Conflict("This provider account is linked already", providerAccountId=account_id)
     link = Link(
-        platform=platform,
-        provider=provider,
-        provider_account_id=account_id,
-        provider_environment=environment,
-        api_client_id=api_client_id,
-        last_verified_at=clock.now(),
+        platform=platform, provider=provider, provider_account_id=account_id, api_client_id=api_client_id
     )
+    link.provider_environment, link.last_verified_at = environment, clock.now()
     link.api_client_secret = api_client_secret
     link.save()
     return link
@@ -404,18 +400,20 @@ def stablecoin_mint(
     platform: Platform,
     stablecoin_id: UUID,
     amount: str,
-    funding_source: dict[str, Any],
-    destination: str,
+    source: dict[str, Any],
+    destination: dict[str, Any],
     description: str = "",
 ) -> Operation:
+    """A mint funded by `source` (the request's fundingSource) to `destination` ({accountId})."""
     coin = _coin_for_operation(platform, stablecoin_id)
+    funding_source, destination_id = source, destination["accountId"]
     kind = funding_source["type"]
     if kind in ("SERVICE_INTERNAL_ACCOUNT", "PROVIDER_INTERNAL_BALANCE"):
         raise _not_supported("fundingSource.type", f"{kind} funding")
-    if ids.parse_or_none("InternalAccount", destination) is not None:
+    if ids.parse_or_none("InternalAccount", destination_id) is not None:
         raise _not_supported("destination.accountId", "An internal account destination")
-    target = _external_account(platform, destination, "destination.accountId", network="SPARK")
-    source: dict[str, Any] = {"type": kind}
+    target = _external_account(platform, destination_id, "destination.accountId", network="SPARK")
+    source = {"type": kind}
     instructions = None
     if kind == "WIRE":
         instructions = {

@@ -313,14 +313,10 @@ CELERY_BEAT_SCHEDULE["wallet-settle-sweep"] = {  # PROCESSING wallet operations 
     "schedule": 30.0,
     "options": {"expires": 25},
 }
-# Due sandbox steps and quote expiries: the relay queues their tasks (payments/transactions.py).
+# Due sandbox steps and quote expiries, and due stablecoin mint and burn steps: the relay queues their
+# tasks (payments/due_steps.py).
 CELERY_BEAT_SCHEDULE["transaction-steps-relay"] = {
     "task": "payments.tasks.transaction_steps_relay_task",
-    "schedule": 1.0,
-    "options": {"expires": 5},
-}
-CELERY_BEAT_SCHEDULE["stablecoin-operations-relay"] = {  # due mint and burn steps (payments/stablecoins.py)
-    "task": "payments.tasks.stablecoin_operations_relay_task",
     "schedule": 1.0,
     "options": {"expires": 5},
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rest_framework import serializers
@@ -13,7 +14,7 @@ from payments import ids
 from payments.api.idempotency import IDEMPOTENCY_KEY_REQUIRED, idempotent
 from payments.api.pagination import paginate
 from payments.api.parsing import parse_body, parse_id_field
-from payments.api.schema import operations, path_parameter
+from payments.api.schema import operations, path_parameter, post_view
 from payments.models import Stablecoin, StablecoinOperation, StablecoinProviderAccount
 from payments.stablecoins import (
     provider_account_get,
@@ -48,12 +49,17 @@ _operation = operations(TAGS)
 _on_link = operations(
     TAGS, parameters=[path_parameter("stablecoinProviderAccountId", "Stablecoin provider account link id")]
 )
-_on_coin = operations(
-    TAGS, parameters=[path_parameter("stablecoinId", "System-generated stablecoin identifier")]
-)
+_COIN = path_parameter("stablecoinId", "System-generated stablecoin identifier")
+_on_coin = operations(TAGS, parameters=[_COIN])
+_on_coin_keyed = operations(TAGS, parameters=[_COIN, IDEMPOTENCY_KEY_REQUIRED])
+_keyed = operations(TAGS, parameters=[IDEMPOTENCY_KEY_REQUIRED])
 _on_operation = operations(
     TAGS, parameters=[path_parameter("stablecoinOperationId", "Stablecoin issuer operation identifier")]
 )
+
+
+def _listed(request: Request, rows: Any, render: Callable[[Any], dict]) -> Response:
+    return Response(paginate(rows, request.query_params, render))
 
 
 def _page(name: str, item: type[serializers.Serializer]) -> type[serializers.Serializer]:
@@ -81,9 +87,8 @@ OperationQuery = _query("StablecoinOperationListQuery", operationType=Stablecoin
 
 
 class StablecoinProviderAccountListLinkApi(APIView):
-    @_operation(
+    @_keyed(
         "linkStablecoinProviderAccount",
-        parameters=[IDEMPOTENCY_KEY_REQUIRED],
         request=StablecoinProviderAccountLinkSerializer,
         responses={201: StablecoinProviderAccountSerializer},
     )
@@ -106,7 +111,7 @@ class StablecoinProviderAccountListLinkApi(APIView):
     )
     def get(self, request: Request, query: dict[str, Any]) -> Response:
         links = provider_account_list(platform=request.auth.platform, filters=query)
-        return Response(paginate(links, request.query_params, render_provider_account))
+        return _listed(request, links, render_provider_account)
 
 
 class StablecoinProviderAccountDetailApi(APIView):
@@ -119,9 +124,8 @@ class StablecoinProviderAccountDetailApi(APIView):
 
 
 class StablecoinListRegisterApi(APIView):
-    @_operation(
+    @_keyed(
         "registerStablecoin",
-        parameters=[IDEMPOTENCY_KEY_REQUIRED],
         request=StablecoinRegisterSerializer,
         responses={201: StablecoinSerializer},
     )
@@ -151,64 +155,60 @@ class StablecoinListRegisterApi(APIView):
             for k, v in query.items()
         }
         coins = stablecoin_list(platform=request.auth.platform, filters=filters)
-        return Response(paginate(coins, request.query_params, render_stablecoin))
+        return _listed(request, coins, render_stablecoin)
 
 
 class StablecoinDetailApi(APIView):
     @_on_coin("getStablecoin", responses=StablecoinSerializer)
     def get(self, request: Request, stablecoinId: str) -> Response:
-        coin = stablecoin_get(
-            platform=request.auth.platform, stablecoin_id=ids.parse("Stablecoin", stablecoinId)
+        coin_id = ids.parse("Stablecoin", stablecoinId)
+        return Response(
+            render_stablecoin(stablecoin_get(platform=request.auth.platform, stablecoin_id=coin_id))
         )
-        return Response(render_stablecoin(coin))
 
 
-class StablecoinMintApi(APIView):
+class _OperationCreateApi(APIView):
+    """A mint or a burn: the body's `source_field` is the operation's source."""
+
     required_permissions = {"POST": "TRANSACT"}
+    body: type[serializers.Serializer]
+    source_field: str
+    create: Callable[..., StablecoinOperation]
 
-    @_on_coin(
-        "createStablecoinMint",
-        parameters=[IDEMPOTENCY_KEY_REQUIRED],
-        request=StablecoinMintSerializer,
-        responses={201: StablecoinOperationSerializer},
-    )
     @idempotent(required=True)
     def post(self, request: Request, stablecoinId: str) -> Response:
         coin_id = ids.parse("Stablecoin", stablecoinId)
-        body = parse_body(StablecoinMintSerializer, request.data)
-        operation = stablecoin_mint(
+        body = parse_body(self.body, request.data)
+        operation = type(self).create(
             platform=request.auth.platform,
             stablecoin_id=coin_id,
             amount=body["amount"],
-            funding_source=body["fundingSource"],
-            destination=body["destination"]["accountId"],
-            description=body.get("description", ""),
-        )
-        return Response(render_stablecoin_operation(operation), status=201)
-
-
-class StablecoinBurnApi(APIView):
-    required_permissions = {"POST": "TRANSACT"}
-
-    @_on_coin(
-        "createStablecoinBurn",
-        parameters=[IDEMPOTENCY_KEY_REQUIRED],
-        request=StablecoinBurnSerializer,
-        responses={201: StablecoinOperationSerializer},
-    )
-    @idempotent(required=True)
-    def post(self, request: Request, stablecoinId: str) -> Response:
-        coin_id = ids.parse("Stablecoin", stablecoinId)
-        body = parse_body(StablecoinBurnSerializer, request.data)
-        operation = stablecoin_burn(
-            platform=request.auth.platform,
-            stablecoin_id=coin_id,
-            amount=body["amount"],
-            source=body["source"],
+            source=body[self.source_field],
             destination=body["destination"],
             description=body.get("description", ""),
         )
         return Response(render_stablecoin_operation(operation), status=201)
+
+
+def _operation_view(name: str, operation_id: str, body: type[serializers.Serializer], **attrs: Any) -> type:
+    schema = {"request": body, "responses": {201: StablecoinOperationSerializer}}
+    return post_view(name, _OperationCreateApi, _on_coin_keyed, operation_id, schema, body=body, **attrs)
+
+
+StablecoinMintApi = _operation_view(
+    "StablecoinMintApi",
+    "createStablecoinMint",
+    StablecoinMintSerializer,
+    source_field="fundingSource",
+    create=staticmethod(stablecoin_mint),
+)
+StablecoinBurnApi = _operation_view(
+    "StablecoinBurnApi",
+    "createStablecoinBurn",
+    StablecoinBurnSerializer,
+    source_field="source",
+    create=staticmethod(stablecoin_burn),
+)
 
 
 class StablecoinOperationListApi(APIView):
@@ -223,7 +223,7 @@ class StablecoinOperationListApi(APIView):
             stablecoin_id=ids.parse("Stablecoin", stablecoinId),
             operation_type=query.get("operationType"),
         )
-        return Response(paginate(rows, request.query_params, render_stablecoin_operation))
+        return _listed(request, rows, render_stablecoin_operation)
 
 
 class StablecoinOperationDetailApi(APIView):

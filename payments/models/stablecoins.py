@@ -103,13 +103,14 @@ class StablecoinOperation(PlatformScoped):
     amount = models.BigIntegerField()  # in the stablecoin's smallest unit
     # The wire's source, destination, fundingInstructions and estimatedDelivery, as rendered.
     source = models.JSONField()
-    destination = models.JSONField()
-    funding_instructions = models.JSONField(null=True, blank=True)
-    estimated_delivery = models.JSONField(null=True, blank=True)
-    expires_at = models.DateTimeField(null=True, blank=True)
     provider_status = models.CharField(max_length=32, blank=True)
+    destination = models.JSONField()
+    expires_at = models.DateTimeField(null=True, blank=True)
+    funding_instructions = models.JSONField(null=True, blank=True)
     failure_reason = models.CharField(max_length=64, blank=True)
+    estimated_delivery = models.JSONField(null=True, blank=True)
     description = models.CharField(max_length=1024, blank=True)
+    # The timeline at the provider (payments.due_steps).
     steps = models.JSONField(default=list, blank=True)
     next_step_at = models.DateTimeField(null=True, blank=True)
     step_queued_at = models.DateTimeField(null=True, blank=True)

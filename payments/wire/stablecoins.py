@@ -118,75 +118,58 @@ StablecoinOperationSerializer = component(
 )
 
 
-def _provider_fields(row: Stablecoin | StablecoinOperation) -> dict[str, Any]:
+def _camel(row: Any, names: str) -> dict[str, Any]:
+    """The row's attributes `names` (space-separated) under their camelCase wire names; a blank one
+    is absent."""
+    data = {}
+    for name in names.split():
+        head, *rest = name.split("_")
+        value = getattr(row, name)
+        data[head + "".join(part.title() for part in rest)] = None if value == "" else value
+    return data
+
+
+def _rendered(row: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """`data` with the record's id first, its timestamps last and what is absent left out."""
+    stamps = {"createdAt": utc_timestamp(row.created_at), "updatedAt": utc_timestamp(row.updated_at)}
+    return without_nulls({"id": row.public_id, **data, **stamps})
+
+
+def _provider(row: Stablecoin | StablecoinOperation) -> dict[str, Any]:
+    link = row.provider_account
     return {
-        "provider": row.provider_account.provider,
-        "providerEnvironment": row.provider_account.provider_environment,
-        "stablecoinProviderAccountId": ids.render("StablecoinProviderAccount", row.provider_account_id),
+        **_camel(link, "provider provider_environment"),
+        "stablecoinProviderAccountId": link.public_id,
     }
 
 
-def _stamped(row: Any, data: dict[str, Any]) -> dict[str, Any]:
-    return without_nulls(
-        {
-            "id": row.public_id,
-            **data,
-            "createdAt": utc_timestamp(row.created_at),
-            "updatedAt": utc_timestamp(row.updated_at),
-        }
-    )
+def _instant(value: Any) -> str | None:
+    return None if value is None else utc_timestamp(value)
 
 
 def render_provider_account(link: StablecoinProviderAccount) -> dict[str, Any]:
     """The reference's StablecoinProviderAccount: never its API client id or secret."""
-    return _stamped(
-        link,
-        {
-            "provider": link.provider,
-            "providerAccountId": link.provider_account_id,
-            "providerEnvironment": link.provider_environment,
-            "status": link.status,
-            "lastVerifiedAt": link.last_verified_at and utc_timestamp(link.last_verified_at),
-        },
-    )
+    data = _camel(link, "provider provider_account_id provider_environment status")
+    return _rendered(link, {**data, "lastVerifiedAt": _instant(link.last_verified_at)})
 
 
 def render_stablecoin(coin: Stablecoin) -> dict[str, Any]:
-    return _stamped(
-        coin,
-        {
-            "name": coin.name,
-            "symbol": coin.symbol,
-            "baseCurrency": coin.base_currency,
-            "network": coin.network,
-            "decimals": coin.decimals,
-            "issuanceStatus": coin.issuance_status,
-            "serviceOperationsStatus": coin.service_operations_status,
-            "networkTokenIdentifier": coin.network_token_identifier,
-            "currency": coin.currency or None,
-            **_provider_fields(coin),
-            "providerTokenIdentifier": coin.provider_token_identifier,
-        },
-    )
+    names = "name symbol base_currency network decimals issuance_status service_operations_status"
+    data = _camel(coin, f"{names} network_token_identifier currency")
+    return _rendered(coin, {**data, **_provider(coin), **_camel(coin, "provider_token_identifier")})
 
 
 def render_stablecoin_operation(operation: StablecoinOperation) -> dict[str, Any]:
-    return _stamped(
+    return _rendered(
         operation,
         {
             "stablecoinId": ids.render("Stablecoin", operation.stablecoin_id),
-            "operationType": operation.operation_type,
-            "status": operation.status,
+            **_camel(operation, "operation_type status"),
             "amount": str(operation.amount),
-            **_provider_fields(operation),
-            "source": operation.source,
-            "fundingInstructions": operation.funding_instructions,
-            "destination": operation.destination,
-            "estimatedDelivery": operation.estimated_delivery,
-            "expiresAt": operation.expires_at and utc_timestamp(operation.expires_at),
-            "providerStatus": operation.provider_status or None,
-            "failureReason": operation.failure_reason or None,
-            "description": operation.description or None,
+            **_provider(operation),
+            **_camel(operation, "source funding_instructions destination estimated_delivery"),
+            "expiresAt": _instant(operation.expires_at),
+            **_camel(operation, "provider_status failure_reason description"),
         },
     )
 

@@ -32,8 +32,8 @@ def test_twenty_concurrent_burns_against_a_supply_for_seven_accept_exactly_seven
         platform=platform,
         stablecoin_id=coin.pk,
         amount=str(70 * UNIT),
-        funding_source=funding,
-        destination=wallet,
+        source=funding,
+        destination={"accountId": wallet},
     )
     stablecoin_operation_list(platform=platform, stablecoin_id=coin.pk)  # the mint completes
     assert stablecoin_supply(coin) == 70 * UNIT

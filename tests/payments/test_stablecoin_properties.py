@@ -67,8 +67,8 @@ def test_any_sequence_of_mints_and_burns_keeps_the_supply_and_the_books(db, step
                     platform=platform,
                     stablecoin_id=coin.pk,
                     amount=amount,
-                    funding_source=funding,
-                    destination=wallet,
+                    source=funding,
+                    destination={"accountId": wallet},
                 )
             else:
                 source = {
