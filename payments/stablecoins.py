@@ -394,113 +394,73 @@ def _deposit_address(coin: Stablecoin, key: str) -> str:
     )
 
 
-@transaction.atomic
-def stablecoin_mint(
-    *,
-    platform: Platform,
-    stablecoin_id: UUID,
-    amount: str,
-    source: dict[str, Any],
-    destination: dict[str, Any],
-    description: str = "",
-) -> Operation:
-    """A mint funded by `source` (the request's fundingSource) to `destination` ({accountId})."""
-    coin = _coin_for_operation(platform, stablecoin_id)
-    funding_source, destination_id = source, destination["accountId"]
-    kind = funding_source["type"]
+def _mint_fields(platform: Platform, coin: Stablecoin, amount: str, source: dict, destination: dict) -> dict:
+    """A mint's source (the request's fundingSource), destination and funding instructions."""
+    kind, destination_id = source["type"], destination["accountId"]
     if kind in ("SERVICE_INTERNAL_ACCOUNT", "PROVIDER_INTERNAL_BALANCE"):
         raise _not_supported("fundingSource.type", f"{kind} funding")
     if ids.parse_or_none("InternalAccount", destination_id) is not None:
         raise _not_supported("destination.accountId", "An internal account destination")
     target = _external_account(platform, destination_id, "destination.accountId", network="SPARK")
-    source = {"type": kind}
-    instructions = None
+    fields: dict[str, Any] = {"source": {"type": kind}, "destination": {"accountId": target.public_id}}
     if kind == "WIRE":
-        instructions = {
+        number = int(hashlib.sha256(str(coin.pk).encode()).hexdigest(), 16) % 10**10
+        fields["funding_instructions"] = {
             "rail": "WIRE",
             "bankName": "Sandbox Provider Bank",
-            "accountNumber": f"{int(hashlib.sha256(str(coin.pk).encode()).hexdigest(), 16) % 10**10:010d}",
+            "accountNumber": f"{number:010d}",
             "routingNumber": "021000021",
             "beneficiaryName": f"{coin.provider} issuance ({coin.symbol})",
             "valueType": coin.provider_token_identifier,
         }
-    else:
-        if not funding_source.get("externalAccountId"):
-            raise InvalidInput(
-                errors=[
-                    FieldError(
-                        "fundingSource.externalAccountId", f"is required for {kind}", {"required": True}
-                    )
-                ]
-            )
-        bank = _external_account(
-            platform,
-            funding_source["externalAccountId"],
-            "fundingSource.externalAccountId",
-            network=None,
-            currency=coin.base_currency,
-        )
-        source["externalAccountId"] = bank.public_id
-    return _create(
-        coin,
-        Operation.Type.MINT,
-        amount,
-        description,
-        source=source,
-        destination={"accountId": target.public_id},
-        funding_instructions=instructions,
+        return fields
+    if not source.get("externalAccountId"):
+        problem = FieldError("fundingSource.externalAccountId", f"is required for {kind}", {"required": True})
+        raise InvalidInput(errors=[problem])
+    bank = _external_account(
+        platform,
+        source["externalAccountId"],
+        "fundingSource.externalAccountId",
+        network=None,
+        currency=coin.base_currency,
     )
+    fields["source"]["externalAccountId"] = bank.public_id
+    return fields
+
+
+def _burn_fields(platform: Platform, coin: Stablecoin, amount: str, source: dict, destination: dict) -> dict:
+    """A burn's source, destination (a bank account in the base currency and its rail), deposit
+    instructions (an external-account source) and estimated delivery."""
+    kind, rail = source["type"], destination["rail"]
+    if kind == "SERVICE_INTERNAL_ACCOUNT":
+        raise _not_supported("source.type", "A SERVICE_INTERNAL_ACCOUNT burn source")
+    bank_id = destination["externalAccountId"]
+    bank = _external_account(
+        platform, bank_id, "destination.externalAccountId", network=None, currency=coin.base_currency
+    )
+    fields = {
+        "source": {"type": kind},
+        "destination": {"accountId": bank.public_id, "rail": rail},
+        "estimated_delivery": {
+            "rail": rail,
+            "amount": str(_cents(coin, int(amount))),
+            "currency": coin.base_currency,
+            "timing": PAYOUT_TIMING[rail],
+        },
+    }
+    if kind == "EXTERNAL_ACCOUNT":
+        address = _deposit_address(coin, str(ids.uuid7()))
+        fields["funding_instructions"] = {"rail": "SPARK", "network": "SPARK", "address": address}
+        fields["funding_instructions"]["valueType"] = coin.provider_token_identifier
+    return fields
 
 
 def _burn_key(operation: Operation) -> str:
     return f"stablecoin:{operation.pk}:burn"
 
 
-@transaction.atomic
-def stablecoin_burn(
-    *,
-    platform: Platform,
-    stablecoin_id: UUID,
-    amount: str,
-    source: dict[str, Any],
-    destination: dict[str, Any],
-    description: str = "",
-) -> Operation:
-    coin = _coin_for_operation(platform, stablecoin_id)
-    kind = source["type"]
-    if kind == "SERVICE_INTERNAL_ACCOUNT":
-        raise _not_supported("source.type", "A SERVICE_INTERNAL_ACCOUNT burn source")
-    bank = _external_account(
-        platform,
-        destination["externalAccountId"],
-        "destination.externalAccountId",
-        network=None,
-        currency=coin.base_currency,
-    )
-    rail = destination["rail"]
-    instructions = None
-    if kind == "EXTERNAL_ACCOUNT":
-        instructions = {
-            "rail": "SPARK",
-            "network": "SPARK",
-            "address": _deposit_address(coin, str(ids.uuid7())),
-            "valueType": coin.provider_token_identifier,
-        }
-    operation = _create(
-        coin,
-        Operation.Type.BURN,
-        amount,
-        description,
-        source={"type": kind},
-        destination={"accountId": bank.public_id, "rail": rail},
-        funding_instructions=instructions,
-        estimated_delivery={
-            "rail": rail,
-            "amount": str(_cents(coin, int(amount))),
-            "currency": coin.base_currency,
-            "timing": PAYOUT_TIMING[rail],
-        },
-    )
+def _take_from_supply(coin: Stablecoin, operation: Operation) -> None:
+    """A burn's journal: SUPPLY → ISSUANCE, refused (400 INSUFFICIENT_FUNDS) beyond the supply."""
     accounts = _supply_accounts(coin)
     legs = [Leg(accounts[Kind.SUPPLY], -operation.amount), Leg(accounts[Kind.ISSUANCE], operation.amount)]
     try:
@@ -519,6 +479,28 @@ def stablecoin_burn(
             required=operation.amount,
             currency=coin.symbol,
         ) from None
+
+
+@transaction.atomic
+def stablecoin_operation_create(
+    *,
+    platform: Platform,
+    stablecoin_id: UUID,
+    operation_type: str,
+    amount: str,
+    source: dict[str, Any],
+    destination: dict[str, Any],
+    description: str = "",
+) -> Operation:
+    """A MINT (`source`: the request's fundingSource; `destination`: {accountId}) or a BURN (`source`
+    and `destination` as the request has them). A burn takes its amount from the supply at once."""
+    coin = _coin_for_operation(platform, stablecoin_id)
+    shape = _mint_fields if operation_type == Operation.Type.MINT else _burn_fields
+    operation = _create(
+        coin, operation_type, amount, description, **shape(platform, coin, amount, source, destination)
+    )
+    if operation_type == Operation.Type.BURN:
+        _take_from_supply(coin, operation)
     return operation
 
 

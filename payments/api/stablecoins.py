@@ -20,10 +20,9 @@ from payments.stablecoins import (
     provider_account_get,
     provider_account_link,
     provider_account_list,
-    stablecoin_burn,
     stablecoin_get,
     stablecoin_list,
-    stablecoin_mint,
+    stablecoin_operation_create,
     stablecoin_operation_get,
     stablecoin_operation_list,
     stablecoin_register,
@@ -117,10 +116,11 @@ class StablecoinProviderAccountListLinkApi(APIView):
 class StablecoinProviderAccountDetailApi(APIView):
     @_on_link("getStablecoinProviderAccount", responses=StablecoinProviderAccountSerializer)
     def get(self, request: Request, stablecoinProviderAccountId: str) -> Response:
-        link_id = ids.parse("StablecoinProviderAccount", stablecoinProviderAccountId)
-        return Response(
-            render_provider_account(provider_account_get(platform=request.auth.platform, link_id=link_id))
+        link = provider_account_get(
+            platform=request.auth.platform,
+            link_id=ids.parse("StablecoinProviderAccount", stablecoinProviderAccountId),
         )
+        return Response(render_provider_account(link))
 
 
 class StablecoinListRegisterApi(APIView):
@@ -173,15 +173,16 @@ class _OperationCreateApi(APIView):
     required_permissions = {"POST": "TRANSACT"}
     body: type[serializers.Serializer]
     source_field: str
-    create: Callable[..., StablecoinOperation]
+    operation_type: str
 
     @idempotent(required=True)
     def post(self, request: Request, stablecoinId: str) -> Response:
         coin_id = ids.parse("Stablecoin", stablecoinId)
         body = parse_body(self.body, request.data)
-        operation = type(self).create(
+        operation = stablecoin_operation_create(
             platform=request.auth.platform,
             stablecoin_id=coin_id,
+            operation_type=self.operation_type,
             amount=body["amount"],
             source=body[self.source_field],
             destination=body["destination"],
@@ -200,14 +201,14 @@ StablecoinMintApi = _operation_view(
     "createStablecoinMint",
     StablecoinMintSerializer,
     source_field="fundingSource",
-    create=staticmethod(stablecoin_mint),
+    operation_type=StablecoinOperation.Type.MINT,
 )
 StablecoinBurnApi = _operation_view(
     "StablecoinBurnApi",
     "createStablecoinBurn",
     StablecoinBurnSerializer,
     source_field="source",
-    create=staticmethod(stablecoin_burn),
+    operation_type=StablecoinOperation.Type.BURN,
 )
 
 

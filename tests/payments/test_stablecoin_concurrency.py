@@ -13,8 +13,7 @@ from payments.errors import InsufficientFunds
 from payments.ledger import ledger_balance_mismatches, ledger_currency_totals
 from payments.models import StablecoinOperation
 from payments.stablecoins import (
-    stablecoin_burn,
-    stablecoin_mint,
+    stablecoin_operation_create,
     stablecoin_operation_list,
     stablecoin_supply,
 )
@@ -28,7 +27,8 @@ WORKERS = 20
 def test_twenty_concurrent_burns_against_a_supply_for_seven_accept_exactly_seven():
     platform, coin, wallet, bank = issuer_rows()
     funding = {"type": "ACH_DEBIT", "externalAccountId": bank}
-    stablecoin_mint(
+    stablecoin_operation_create(
+        operation_type="MINT",
         platform=platform,
         stablecoin_id=coin.pk,
         amount=str(70 * UNIT),
@@ -43,7 +43,8 @@ def test_twenty_concurrent_burns_against_a_supply_for_seven_accept_exactly_seven
     def burn(_i):
         try:
             barrier.wait(timeout=10)
-            stablecoin_burn(
+            stablecoin_operation_create(
+                operation_type="BURN",
                 platform=platform,
                 stablecoin_id=coin.pk,
                 amount=str(10 * UNIT),

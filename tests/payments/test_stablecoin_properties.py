@@ -14,8 +14,7 @@ from payments.ledger import ledger_balance_mismatches, ledger_currency_totals
 from payments.models import StablecoinOperation
 from payments.stablecoins import (
     FUNDING_WINDOW,
-    stablecoin_burn,
-    stablecoin_mint,
+    stablecoin_operation_create,
     stablecoin_operation_list,
     stablecoin_supply,
 )
@@ -63,7 +62,8 @@ def test_any_sequence_of_mints_and_burns_keeps_the_supply_and_the_books(db, step
                     if what == "wire-mint"
                     else {"type": "ACH_DEBIT", "externalAccountId": bank}
                 )
-                stablecoin_mint(
+                stablecoin_operation_create(
+                    operation_type="MINT",
                     platform=platform,
                     stablecoin_id=coin.pk,
                     amount=amount,
@@ -75,7 +75,8 @@ def test_any_sequence_of_mints_and_burns_keeps_the_supply_and_the_books(db, step
                     "type": "EXTERNAL_ACCOUNT" if what == "external-burn" else "PROVIDER_INTERNAL_BALANCE"
                 }
                 destination = {"type": "EXTERNAL_ACCOUNT", "externalAccountId": bank, "rail": "WIRE"}
-                stablecoin_burn(
+                stablecoin_operation_create(
+                    operation_type="BURN",
                     platform=platform,
                     stablecoin_id=coin.pk,
                     amount=amount,
