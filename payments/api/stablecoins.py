@@ -88,12 +88,11 @@ OperationQuery = _query("StablecoinOperationListQuery", operationType=Stablecoin
 class StablecoinProviderAccountListLinkApi(APIView):
     @_keyed(
         "linkStablecoinProviderAccount",
-        request=StablecoinProviderAccountLinkSerializer,
+        body=StablecoinProviderAccountLinkSerializer,
         responses={201: StablecoinProviderAccountSerializer},
     )
     @idempotent(required=True)
-    def post(self, request: Request) -> Response:
-        body = parse_body(StablecoinProviderAccountLinkSerializer, request.data)
+    def post(self, request: Request, body: dict[str, Any]) -> Response:
         link = provider_account_link(
             platform=request.auth.platform,
             provider=body["provider"],
