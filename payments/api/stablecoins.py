@@ -82,10 +82,11 @@ CoinQuery = _query(
     serviceOperationsStatus=Stablecoin.OperationsStatus.choices,
     provider=PROVIDERS,
 )
+_REGISTERED = {201: StablecoinSerializer}
 OperationQuery = _query("StablecoinOperationListQuery", operationType=StablecoinOperation.Type.choices)
 
 
-class StablecoinProviderAccountListLinkApi(APIView):
+class StablecoinLinkListApi(APIView):
     @_keyed(
         "linkStablecoinProviderAccount",
         body=StablecoinProviderAccountLinkSerializer,
@@ -112,7 +113,7 @@ class StablecoinProviderAccountListLinkApi(APIView):
         return _listed(request, links, render_provider_account)
 
 
-class StablecoinProviderAccountDetailApi(APIView):
+class StablecoinLinkApi(APIView):
     @_on_link("getStablecoinProviderAccount", responses=StablecoinProviderAccountSerializer)
     def get(self, request: Request, stablecoinProviderAccountId: str) -> Response:
         link = provider_account_get(
@@ -123,11 +124,7 @@ class StablecoinProviderAccountDetailApi(APIView):
 
 
 class StablecoinListRegisterApi(APIView):
-    @_keyed(
-        "registerStablecoin",
-        request=StablecoinRegisterSerializer,
-        responses={201: StablecoinSerializer},
-    )
+    @_keyed("registerStablecoin", request=StablecoinRegisterSerializer, responses=_REGISTERED)
     @idempotent(required=True)
     def post(self, request: Request) -> Response:
         body = parse_body(StablecoinRegisterSerializer, request.data)
@@ -226,7 +223,7 @@ class StablecoinOperationListApi(APIView):
         return _listed(request, rows, render_stablecoin_operation)
 
 
-class StablecoinOperationDetailApi(APIView):
+class StablecoinOperationApi(APIView):
     @_on_operation("getStablecoinOperation", responses=StablecoinOperationSerializer)
     def get(self, request: Request, stablecoinOperationId: str) -> Response:
         operation_id = ids.parse("StablecoinOperation", stablecoinOperationId)

@@ -57,12 +57,12 @@ from payments.api.sca_recovery import (
 from payments.api.stablecoins import (
     StablecoinBurnApi,
     StablecoinDetailApi,
+    StablecoinLinkApi,
+    StablecoinLinkListApi,
     StablecoinListRegisterApi,
     StablecoinMintApi,
-    StablecoinOperationDetailApi,
+    StablecoinOperationApi,
     StablecoinOperationListApi,
-    StablecoinProviderAccountDetailApi,
-    StablecoinProviderAccountListLinkApi,
 )
 from payments.api.tokens import TokenDetailApi, TokenListCreateApi
 from payments.api.transactions import (
@@ -229,31 +229,18 @@ urlpatterns = [
     ),
     # Stablecoin issuance.
     *routes(
-        "",
-        (
-            "stablecoin-provider-accounts",
-            StablecoinProviderAccountListLinkApi,
-            "stablecoin-provider-account-list",
-        ),
-        (
-            "stablecoin-provider-accounts/<str:stablecoinProviderAccountId>",
-            StablecoinProviderAccountDetailApi,
-            "stablecoin-provider-account-detail",
-        ),
-        ("stablecoins", StablecoinListRegisterApi, "stablecoin-list"),
-        ("stablecoins/<str:stablecoinId>", StablecoinDetailApi, "stablecoin-detail"),
-        ("stablecoins/<str:stablecoinId>/mints", StablecoinMintApi, "stablecoin-mint"),
-        ("stablecoins/<str:stablecoinId>/burns", StablecoinBurnApi, "stablecoin-burn"),
-        (
-            "stablecoins/<str:stablecoinId>/operations",
-            StablecoinOperationListApi,
-            "stablecoin-operation-list",
-        ),
-        (
-            "stablecoin-operations/<str:stablecoinOperationId>",
-            StablecoinOperationDetailApi,
-            "stablecoin-operation-detail",
-        ),
+        "stablecoin-",
+        ("provider-accounts", StablecoinLinkListApi, "stablecoin-link-list"),
+        ("provider-accounts/<str:stablecoinProviderAccountId>", StablecoinLinkApi, "stablecoin-link"),
+        ("operations/<str:stablecoinOperationId>", StablecoinOperationApi, "stablecoin-operation"),
+    ),
+    *routes(
+        "stablecoins",
+        ("", StablecoinListRegisterApi, "stablecoin-list"),
+        ("/<str:stablecoinId>", StablecoinDetailApi, "stablecoin-detail"),
+        ("/<str:stablecoinId>/mints", StablecoinMintApi, "stablecoin-mint"),
+        ("/<str:stablecoinId>/burns", StablecoinBurnApi, "stablecoin-burn"),
+        ("/<str:stablecoinId>/operations", StablecoinOperationListApi, "stablecoin-operation-list"),
     ),
     *routes(
         "receiver",
