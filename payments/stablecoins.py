@@ -39,7 +39,7 @@ from typing import Any
 from uuid import UUID
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
 from payments import bech32, clock, ids
@@ -115,6 +115,17 @@ def provider_environment() -> str:
     return Link.Environment.SANDBOX if settings.SANDBOX else Link.Environment.PRODUCTION
 
 
+def _created[R: Stablecoin | StablecoinProviderAccount](row: R, conflict: Conflict) -> R:
+    """Insert `row`; a concurrent request that inserted its twin first (a unique constraint) makes
+    this one the `conflict`, never a 500."""
+    try:
+        with transaction.atomic():
+            row.save(force_insert=True)
+    except IntegrityError:
+        raise conflict from None
+    return row
+
+
 # --- provider account links ------------------------------------------------------------------------
 
 
@@ -155,7 +166,7 @@ def provider_account_link(
     )
     link.provider_environment, link.last_verified_at = environment, clock.now()
     link.api_client_secret = api_client_secret
-    link.save()
+    _created(link, Conflict("This provider account is linked already", providerAccountId=account_id))
     return link
 
 
@@ -234,7 +245,7 @@ def stablecoin_register(
     symbol = provider_token_identifier.upper()
     if Stablecoin.objects.for_platform(platform).filter(symbol=symbol).exists():
         raise Conflict(f"A stablecoin with symbol {symbol} is registered already", symbol=symbol)
-    return Stablecoin.objects.create(
+    coin = Stablecoin(
         platform=platform,
         provider_account=link,
         provider=link.provider,
@@ -249,6 +260,7 @@ def stablecoin_register(
         issuance_status=Stablecoin.IssuanceStatus.PROVISIONED,
         service_operations_status=Stablecoin.OperationsStatus.NOT_ENABLED,
     )
+    return _created(coin, Conflict(f"A stablecoin with symbol {symbol} is registered already", symbol=symbol))
 
 
 def stablecoin_get(*, platform: Platform, stablecoin_id: UUID) -> Stablecoin:

@@ -1,5 +1,6 @@
 """Burns racing for a stablecoin's last supply on PostgreSQL: each takes its amount under the SUPPLY
-account's row lock, so exactly as many are accepted as the supply affords and it never goes negative."""
+account's row lock, so exactly as many are accepted as the supply affords and it never goes negative.
+Links racing for one provider account: one links it, the others answer 409."""
 
 from __future__ import annotations
 
@@ -9,14 +10,16 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection
 
-from payments.errors import InsufficientFunds
+from payments.errors import Conflict, InsufficientFunds
 from payments.ledger import ledger_balance_mismatches, ledger_currency_totals
-from payments.models import StablecoinOperation
+from payments.models import StablecoinOperation, StablecoinProviderAccount
 from payments.stablecoins import (
+    provider_account_link,
     stablecoin_operation_create,
     stablecoin_operation_list,
     stablecoin_supply,
 )
+from tests import factories
 from tests.payments.stablecoin_support import UNIT, issuer_rows
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -65,3 +68,25 @@ def test_twenty_concurrent_burns_against_a_supply_for_seven_accept_exactly_seven
     stablecoin_operation_list(platform=platform, stablecoin_id=coin.pk)  # the burns complete
     assert set(StablecoinOperation.objects.values_list("status", flat=True)) == {"COMPLETED"}
     assert ledger_currency_totals()["ACME"] == 0 and ledger_balance_mismatches() == []
+
+
+def test_concurrent_links_of_one_provider_account_link_it_once_and_the_rest_are_409():
+    platform = factories.PlatformFactory()
+    barrier = threading.Barrier(8)
+
+    def link(_i):
+        try:
+            barrier.wait(timeout=10)
+            provider_account_link(
+                platform=platform, provider="BRALE", api_client_id="c", api_client_secret="s"
+            )
+            return "linked"
+        except Conflict:
+            return "conflict"
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(8) as pool:
+        outcomes = sorted(pool.map(link, range(8)))
+    assert outcomes == ["conflict"] * 7 + ["linked"]
+    assert StablecoinProviderAccount.objects.count() == 1
