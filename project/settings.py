@@ -272,6 +272,10 @@ SPECTACULAR_SETTINGS = {
         "BusinessSourceOfFundsCategoryEnum": "payments.wire.customers.BUSINESS_SOURCE_OF_FUNDS",
         "ContactVerificationStatus": ["PENDING", "VERIFIED"],
         "StablecoinProvider": "payments.models.stablecoins.StablecoinProvider",
+        "StablecoinExternalAccountTypeEnum": ["EXTERNAL_ACCOUNT"],
+        "StablecoinServiceInternalAccountTypeEnum": ["SERVICE_INTERNAL_ACCOUNT"],
+        "StablecoinProviderInternalBalanceTypeEnum": ["PROVIDER_INTERNAL_BALANCE"],
+        "StablecoinOperationSourceTypeEnum": "payments.wire.stablecoins.SOURCE_TYPES",
     },
     # The BasicAuth scheme and each operation's use of it come from payments/api/schema_auth.py.
     "POSTPROCESSING_HOOKS": [

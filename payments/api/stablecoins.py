@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,7 +15,7 @@ from payments import ids
 from payments.api.idempotency import IDEMPOTENCY_KEY_REQUIRED, idempotent
 from payments.api.pagination import paginate
 from payments.api.parsing import parse_body, parse_id_field
-from payments.api.schema import operations, path_parameter, post_view
+from payments.api.schema import one_of, operations, path_parameter, post_view
 from payments.models import Stablecoin, StablecoinOperation, StablecoinProviderAccount
 from payments.stablecoins import (
     provider_account_get,
@@ -29,19 +30,115 @@ from payments.stablecoins import (
 )
 from payments.wire.components import component
 from payments.wire.pages import page_of
+from payments.wire.parsing import ApiSerializer
 from payments.wire.stablecoins import (
+    PAYOUT_RAILS,
     PROVIDERS,
-    StablecoinBurnSerializer,
-    StablecoinMintSerializer,
     StablecoinOperationSerializer,
-    StablecoinProviderAccountLinkSerializer,
     StablecoinProviderAccountSerializer,
-    StablecoinRegisterSerializer,
     StablecoinSerializer,
+    choice_field,
     render_provider_account,
     render_stablecoin,
     render_stablecoin_operation,
+    text_fields,
 )
+
+# --- what the platform sends (parsed flat; documented as the reference's oneOf by `type`) ----------
+
+# Each variant of a source: its component and the fields it takes beyond `type`.
+MINT_FUNDING_SHAPES = {
+    "WIRE": ("StablecoinWireFundingSource", ""),
+    "ACH_DEBIT": ("StablecoinAchDebitFundingSource", "externalAccountId"),
+    "SAME_DAY_ACH_DEBIT": ("StablecoinSameDayAchDebitFundingSource", "externalAccountId"),
+    "SERVICE_INTERNAL_ACCOUNT": ("StablecoinServiceInternalFundingSource", "accountId"),
+    "PROVIDER_INTERNAL_BALANCE": (
+        "StablecoinProviderBalanceFundingSource",
+        "sourceTokenIdentifier cryptoNetwork",
+    ),
+}
+BURN_SOURCE_SHAPES = {
+    "EXTERNAL_ACCOUNT": ("StablecoinExternalAccountBurnSource", ""),
+    "SERVICE_INTERNAL_ACCOUNT": ("StablecoinServiceInternalBurnSource", "accountId"),
+    "PROVIDER_INTERNAL_BALANCE": ("StablecoinProviderBalanceBurnSource", ""),
+}
+
+
+def _source(name: str, shapes: dict[str, tuple[str, str]]) -> serializers.Serializer:
+    """A source of one of `shapes`: parsed as one object taking every variant's fields (the domain
+    says which a type needs), documented as the oneOf `name`."""
+    fields = {"type": choice_field(list(shapes))}
+    for _title, names in shapes.values():
+        fields.update(text_fields(*names.split(), required=False))
+    variants = {
+        kind: component(title, {"type": choice_field([kind]), **text_fields(*names.split())})
+        for kind, (title, names) in shapes.items()
+    }
+    parser = component(name, fields, base=ApiSerializer)
+    return extend_schema_field(one_of(name, variants, discriminator="type"))(parser)()
+
+
+def _amount() -> serializers.RegexField:
+    return serializers.RegexField(
+        r"^[0-9]+$", max_length=19, help_text="In the stablecoin's smallest unit; a whole fiat cent"
+    )
+
+
+def _description() -> serializers.CharField:
+    return serializers.CharField(max_length=1024, required=False, allow_blank=True)
+
+
+StablecoinProviderAccountLinkSerializer = component(
+    "StablecoinProviderAccountLinkRequest",
+    {
+        "provider": choice_field(PROVIDERS),
+        "apiClientId": serializers.CharField(max_length=255),
+        "apiClientSecret": serializers.CharField(max_length=1024, write_only=True),
+        "providerAccountId": serializers.CharField(max_length=255, required=False),
+    },
+    base=ApiSerializer,
+)
+
+StablecoinRegisterSerializer = component(
+    "StablecoinRegisterRequest",
+    {
+        "providerTokenIdentifier": serializers.RegexField(
+            r"^[A-Za-z0-9]{1,8}$", help_text="The provider's value type: 1 to 8 letters or digits"
+        ),
+        "networkTokenIdentifier": serializers.CharField(max_length=128),
+        "network": choice_field(Stablecoin.Network.choices),
+        "stablecoinProviderAccountId": serializers.CharField(required=False),
+    },
+    base=ApiSerializer,
+)
+
+StablecoinMintSerializer = component(
+    "StablecoinMintRequest",
+    {
+        "amount": _amount(),
+        "fundingSource": _source("StablecoinMintFundingSource", MINT_FUNDING_SHAPES),
+        "destination": component("StablecoinMintDestination", text_fields("accountId"), base=ApiSerializer)(),
+        "description": _description(),
+    },
+    base=ApiSerializer,
+)
+
+_BURN_DESTINATION = {
+    "type": choice_field(["EXTERNAL_ACCOUNT"]),
+    **text_fields("externalAccountId"),
+    "rail": choice_field(PAYOUT_RAILS),
+}
+StablecoinBurnSerializer = component(
+    "StablecoinBurnRequest",
+    {
+        "amount": _amount(),
+        "source": _source("StablecoinBurnSource", BURN_SOURCE_SHAPES),
+        "destination": component("StablecoinBurnDestination", _BURN_DESTINATION, base=ApiSerializer)(),
+        "description": _description(),
+    },
+    base=ApiSerializer,
+)
+
 
 TAGS = ["Stablecoins"]
 _operation = operations(TAGS)

@@ -1,5 +1,6 @@
 """Stablecoin issuance on the wire: the reference's StablecoinProviderAccount, Stablecoin and
-StablecoinOperation (rendered here), their request bodies (parsed here), and their components.
+StablecoinOperation, rendered here and described as components (the request bodies sit with their
+views in `payments.api.stablecoins`).
 
 The shapes are tables of fields (`component`), the reference's field names in its order."""
 
@@ -14,25 +15,20 @@ from payments.models import Stablecoin, StablecoinOperation, StablecoinProviderA
 from payments.wire.components import component
 from payments.wire.ids import PublicIdField
 from payments.wire.kyc import without_nulls
-from payments.wire.parsing import ApiSerializer
 from payments.wire.time import UtcDateTimeField, utc_timestamp
 
 Operation = StablecoinOperation
 PROVIDERS = StablecoinProviderAccount.Provider.choices
 ENVIRONMENTS = StablecoinProviderAccount.Environment.choices
-MINT_FUNDING_TYPES = [
-    "WIRE",
-    "ACH_DEBIT",
-    "SAME_DAY_ACH_DEBIT",
-    "SERVICE_INTERNAL_ACCOUNT",
-    "PROVIDER_INTERNAL_BALANCE",
-]
-BURN_SOURCE_TYPES = ["EXTERNAL_ACCOUNT", "SERVICE_INTERNAL_ACCOUNT", "PROVIDER_INTERNAL_BALANCE"]
+# A reported operation's source type: a mint's funding, a burn's source (the reference's merged enum).
+SOURCE_TYPES = (
+    "WIRE ACH_DEBIT SAME_DAY_ACH_DEBIT EXTERNAL_ACCOUNT SERVICE_INTERNAL_ACCOUNT PROVIDER_INTERNAL_BALANCE"
+)
 PAYOUT_RAILS = ["WIRE", "ACH_CREDIT", "SAME_DAY_ACH_CREDIT", "RTP_CREDIT"]
-AMOUNT_PATTERN = r"^[0-9]+$"
 
 
-def _texts(*names: str, required: bool = True) -> dict[str, serializers.Field]:
+def text_fields(*names: str, required: bool = True) -> dict[str, serializers.Field]:
+    """A string field for each of `names`."""
     return {name: serializers.CharField(required=required) for name in names}
 
 
@@ -40,7 +36,7 @@ def _stamps() -> dict[str, serializers.Field]:
     return {"createdAt": UtcDateTimeField(), "updatedAt": UtcDateTimeField()}
 
 
-def _choice(choices: Any, **kwargs: Any) -> serializers.ChoiceField:
+def choice_field(choices: Any, **kwargs: Any) -> serializers.ChoiceField:
     return serializers.ChoiceField(choices=choices, **kwargs)
 
 
@@ -50,10 +46,10 @@ StablecoinProviderAccountSerializer = component(
     "StablecoinProviderAccount",
     {
         "id": PublicIdField("StablecoinProviderAccount"),
-        "provider": _choice(PROVIDERS),
-        **_texts("providerAccountId"),
-        "providerEnvironment": _choice(ENVIRONMENTS),
-        "status": _choice(StablecoinProviderAccount.Status.choices),
+        "provider": choice_field(PROVIDERS),
+        **text_fields("providerAccountId"),
+        "providerEnvironment": choice_field(ENVIRONMENTS),
+        "status": choice_field(StablecoinProviderAccount.Status.choices),
         "lastVerifiedAt": UtcDateTimeField(required=False),
         **_stamps(),
     },
@@ -63,17 +59,17 @@ StablecoinSerializer = component(
     "Stablecoin",
     {
         "id": PublicIdField("Stablecoin"),
-        **_texts("name", "symbol", "baseCurrency"),
-        "network": _choice(Stablecoin.Network.choices),
+        **text_fields("name", "symbol", "baseCurrency"),
+        "network": choice_field(Stablecoin.Network.choices),
         "decimals": serializers.IntegerField(),
-        "issuanceStatus": _choice(Stablecoin.IssuanceStatus.choices),
-        "serviceOperationsStatus": _choice(Stablecoin.OperationsStatus.choices),
-        **_texts("networkTokenIdentifier"),
-        **_texts("currency", required=False),
-        "provider": _choice(PROVIDERS),
+        "issuanceStatus": choice_field(Stablecoin.IssuanceStatus.choices),
+        "serviceOperationsStatus": choice_field(Stablecoin.OperationsStatus.choices),
+        **text_fields("networkTokenIdentifier"),
+        **text_fields("currency", required=False),
+        "provider": choice_field(PROVIDERS),
         "stablecoinProviderAccountId": PublicIdField("StablecoinProviderAccount"),
-        "providerEnvironment": _choice(ENVIRONMENTS),
-        **_texts("providerTokenIdentifier"),
+        "providerEnvironment": choice_field(ENVIRONMENTS),
+        **text_fields("providerTokenIdentifier"),
         **_stamps(),
     },
 )
@@ -81,19 +77,21 @@ StablecoinSerializer = component(
 _SourceSerializer = component(
     "StablecoinOperationSource",
     {
-        "type": _choice([*MINT_FUNDING_TYPES[:3], *BURN_SOURCE_TYPES]),
-        **_texts("externalAccountId", "accountId", "sourceTokenIdentifier", "cryptoNetwork", required=False),
+        "type": choice_field(SOURCE_TYPES),
+        **text_fields(
+            "externalAccountId", "accountId", "sourceTokenIdentifier", "cryptoNetwork", required=False
+        ),
     },
 )
 _FundingInstructionsSerializer = component(
-    "StablecoinFundingInstructions", _texts("rail", "network", "address", "valueType", required=False)
+    "StablecoinFundingInstructions", text_fields("rail", "network", "address", "valueType", required=False)
 )
 _DestinationSerializer = component(
     "StablecoinOperationDestination",
-    {**_texts("accountId"), "rail": _choice(PAYOUT_RAILS, required=False)},
+    {**text_fields("accountId"), "rail": choice_field(PAYOUT_RAILS, required=False)},
 )
 _EstimatedDeliverySerializer = component(
-    "StablecoinEstimatedDelivery", _texts("rail", "amount", "currency", "timing", required=False)
+    "StablecoinEstimatedDelivery", text_fields("rail", "amount", "currency", "timing", required=False)
 )
 
 StablecoinOperationSerializer = component(
@@ -101,18 +99,18 @@ StablecoinOperationSerializer = component(
     {
         "id": PublicIdField("StablecoinOperation"),
         "stablecoinId": PublicIdField("Stablecoin"),
-        "operationType": _choice(Operation.Type.choices),
-        "status": _choice(Operation.Status.choices),
-        **_texts("amount"),
-        "provider": _choice(PROVIDERS),
-        "providerEnvironment": _choice(ENVIRONMENTS),
+        "operationType": choice_field(Operation.Type.choices),
+        "status": choice_field(Operation.Status.choices),
+        **text_fields("amount"),
+        "provider": choice_field(PROVIDERS),
+        "providerEnvironment": choice_field(ENVIRONMENTS),
         "stablecoinProviderAccountId": PublicIdField("StablecoinProviderAccount"),
         "source": _SourceSerializer(required=False),
         "fundingInstructions": _FundingInstructionsSerializer(required=False),
         "destination": _DestinationSerializer(required=False),
         "estimatedDelivery": _EstimatedDeliverySerializer(required=False),
         "expiresAt": UtcDateTimeField(required=False),
-        **_texts("providerStatus", "failureReason", "description", required=False),
+        **text_fields("providerStatus", "failureReason", "description", required=False),
         **_stamps(),
     },
 )
@@ -172,91 +170,3 @@ def render_stablecoin_operation(operation: StablecoinOperation) -> dict[str, Any
             **_camel(operation, "provider_status failure_reason description"),
         },
     )
-
-
-# --- what the platform sends -----------------------------------------------------------------------
-
-
-def _amount() -> serializers.RegexField:
-    return serializers.RegexField(
-        AMOUNT_PATTERN, max_length=19, help_text="In the stablecoin's smallest unit; a whole fiat cent"
-    )
-
-
-def _description() -> serializers.CharField:
-    return serializers.CharField(max_length=1024, required=False, allow_blank=True)
-
-
-StablecoinProviderAccountLinkSerializer = component(
-    "StablecoinProviderAccountLinkRequest",
-    {
-        "provider": _choice(PROVIDERS),
-        "apiClientId": serializers.CharField(max_length=255),
-        "apiClientSecret": serializers.CharField(max_length=1024, write_only=True),
-        "providerAccountId": serializers.CharField(max_length=255, required=False),
-    },
-    base=ApiSerializer,
-)
-
-StablecoinRegisterSerializer = component(
-    "StablecoinRegisterRequest",
-    {
-        "providerTokenIdentifier": serializers.RegexField(
-            r"^[A-Za-z0-9]{1,8}$", help_text="The provider's value type: 1 to 8 letters or digits"
-        ),
-        "networkTokenIdentifier": serializers.CharField(max_length=128),
-        "network": _choice(Stablecoin.Network.choices),
-        "stablecoinProviderAccountId": serializers.CharField(required=False),
-    },
-    base=ApiSerializer,
-)
-
-
-class _FundingSourceSerializer(ApiSerializer):
-    type = _choice(MINT_FUNDING_TYPES)
-    externalAccountId = serializers.CharField(required=False)
-    accountId = serializers.CharField(required=False)
-    sourceTokenIdentifier = serializers.CharField(required=False, max_length=64)
-    cryptoNetwork = serializers.CharField(required=False, max_length=32)
-
-    class Meta:
-        ref_name = "StablecoinMintFundingSource"
-
-
-class _BurnSourceSerializer(ApiSerializer):
-    type = _choice(BURN_SOURCE_TYPES)
-    accountId = serializers.CharField(required=False)
-
-    class Meta:
-        ref_name = "StablecoinBurnSource"
-
-
-StablecoinMintSerializer = component(
-    "StablecoinMintRequest",
-    {
-        "amount": _amount(),
-        "fundingSource": _FundingSourceSerializer(),
-        "destination": component("StablecoinMintDestination", _texts("accountId"), base=ApiSerializer)(),
-        "description": _description(),
-    },
-    base=ApiSerializer,
-)
-
-StablecoinBurnSerializer = component(
-    "StablecoinBurnRequest",
-    {
-        "amount": _amount(),
-        "source": _BurnSourceSerializer(),
-        "destination": component(
-            "StablecoinBurnDestination",
-            {
-                "type": _choice(["EXTERNAL_ACCOUNT"]),
-                **_texts("externalAccountId"),
-                "rail": _choice(PAYOUT_RAILS),
-            },
-            base=ApiSerializer,
-        )(),
-        "description": _description(),
-    },
-    base=ApiSerializer,
-)

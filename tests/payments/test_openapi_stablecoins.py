@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from tests.payments.test_openapi_cards import _fields, _json_schema
+from tests.payments.test_openapi_delegated_keys import _all_fields
 from tests.reference import reference_document
 
 pytestmark = pytest.mark.django_db
@@ -65,3 +66,21 @@ def test_the_provider_secret_is_write_only_in_the_document(client):
     assert doc["components"]["schemas"][body]["properties"]["apiClientSecret"]["writeOnly"] is True
     response = link["responses"]["201"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
     assert "apiClientSecret" not in doc["components"]["schemas"][response]["properties"]
+
+
+@pytest.mark.parametrize(
+    ("one_of", "key"), [("StablecoinMintFundingSource", "fundingSource"), ("StablecoinBurnSource", "source")]
+)
+def test_sources_are_the_references_one_of_with_its_variants(client, one_of, key):
+    doc = yaml.safe_load(client.get("/api/2025-10-13/openapi.yaml").content)
+    reference = reference_document()
+    ours = doc["components"]["schemas"][f"{one_of}Request"]
+    theirs = reference["components"]["schemas"][one_of]
+    assert set(ours["discriminator"]["mapping"]) == set(theirs["discriminator"]["mapping"])
+    for kind, ref in theirs["discriminator"]["mapping"].items():
+        variant = {"$ref": ours["discriminator"]["mapping"][kind]}
+        assert _all_fields(doc, variant) == _all_fields(reference, {"$ref": ref}), kind
+    body = "StablecoinMintRequest" if key == "fundingSource" else "StablecoinBurnRequest"
+    assert doc["components"]["schemas"][f"{body}Request"]["properties"][key] == {
+        "$ref": f"#/components/schemas/{one_of}Request"
+    }

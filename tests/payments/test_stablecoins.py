@@ -18,7 +18,6 @@ from tests.payments.stablecoin_support import (
     link,
     mint_body,
     register,
-    spark_wallet,
     supply,
 )
 
@@ -465,4 +464,3 @@ def test_a_second_platform_has_a_supply_of_its_own(api, other_api, setup):
     _read(other_api, _mint(other_api, theirs, 7 * UNIT).json())
     _error(_burn(api, setup, UNIT), 400, "INSUFFICIENT_FUNDS")
     assert supply(api.platform) == 0 and supply(other_api.platform) == 7 * UNIT
-    assert spark_wallet  # the helper module is shared with the property and concurrency tests
