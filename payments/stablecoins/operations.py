@@ -1,33 +1,5 @@
-"""Stablecoin issuance: provider account links, registered stablecoins, mints and burns (README
-"Stablecoin issuance").
-
-Decisions where the reference leaves room:
-
-- **Provider**: BRALE only, simulated like the rails. Its environment is the service's mode (SANDBOX
-  or PRODUCTION). A link's credentials are checked when linked (sandbox: a secret starting with
-  `invalid` is refused, 400 STABLECOIN_PROVIDER_ACCOUNT_INVALID), the secret kept sealed and never
-  shown. An ACTIVE link of the same provider account exists already: 409 CONFLICT.
-- **Registering** takes the platform's one ACTIVE link, or the one named (404
-  STABLECOIN_PROVIDER_ACCOUNT_NOT_FOUND; 400 ..._REVOKED / ..._INVALID for a link not ACTIVE; 400
-  ..._SELECTION_REQUIRED when several are ACTIVE and none is named). The provider's token metadata:
-  `<SYMBOL> Dollar`, USD, 6 decimals, PROVISIONED, NOT_ENABLED. A symbol registered before: 409.
-- **Money**: the supply in circulation is the ledger account SUPPLY of the token's symbol (never
-  negative); ISSUANCE is its other side. A mint posts ISSUANCE → SUPPLY when it completes; a burn posts
-  SUPPLY → ISSUANCE when it is accepted, so a burn beyond the supply (less what other burns took)
-  answers 400 INSUFFICIENT_FUNDS and records nothing; a burn that fails or expires is reversed. The
-  fiat side (the issuer's bank and the provider) is outside the service and not in the ledger.
-- **Lifecycle** (OPERATION_TRANSITIONS), driven by due steps (`payments.due_steps`): a wire-funded
-  mint or an external-account burn waits PENDING_FUNDING (with funding instructions, expiring after
-  FUNDING_WINDOW); the others start PENDING_PROVIDER. Then PROCESSING, then COMPLETED or FAILED; a wait
-  that passes its expiresAt ends EXPIRED.
-- **Sandbox outcomes**, by the amount in whole cents: ending in 503 the provider is unavailable (503
-  SERVICE_UNAVAILABLE, nothing recorded); ending in 02 the provider fails the transfer (FAILED,
-  PROVIDER_TRANSFER_FAILED); ending in 03 the awaited funds never arrive (EXPIRED at expiresAt).
-  Otherwise awaited funds arrive FUNDS_ARRIVE after creation, and the provider completes at once.
-- **Not supported yet** (the reference reserves them for follow-up flows): SERVICE_INTERNAL_ACCOUNT
-  and PROVIDER_INTERNAL_BALANCE mint funding, SERVICE_INTERNAL_ACCOUNT burn sources and internal
-  account mint destinations answer 400 INVALID_INPUT saying so.
-"""
+"""Stablecoin issuance, the mints and burns: their checks, their ledger movements, their timeline
+at the provider on due steps, and reads (rules in the package docstring)."""
 
 from __future__ import annotations
 
@@ -39,23 +11,21 @@ from typing import Any
 from uuid import UUID
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import QuerySet
 
 from payments import bech32, clock, ids
 from payments.account_info import ACCOUNT_TYPES
 from payments.due_steps import due_step, due_steps_relay, steps_pop_due, steps_set
 from payments.errors import (
-    BadRequest,
     Conflict,
     FieldError,
     InsufficientFunds,
     InvalidInput,
-    ResourceNotFound,
     ServiceUnavailable,
     first_or_404,
 )
-from payments.ledger import Leg, ledger_post, ledger_reverse, ledger_system_accounts
+from payments.ledger import Leg, ledger_post, ledger_reverse
 from payments.models import (
     ExternalAccount,
     LedgerAccount,
@@ -63,14 +33,13 @@ from payments.models import (
     Platform,
     Stablecoin,
     StablecoinOperation,
-    StablecoinProviderAccount,
 )
 from payments.pricing import MAX_AMOUNT
+from payments.stablecoins.registry import link_usable, stablecoin_get, supply_accounts
 from payments.state_machines import StateMachine
 
 log = logging.getLogger(__name__)
 
-Link = StablecoinProviderAccount
 Operation = StablecoinOperation
 Status = StablecoinOperation.Status
 Kind = LedgerAccount.Kind
@@ -90,7 +59,6 @@ OPERATION_TRANSITIONS = StateMachine(
 
 FUNDS_ARRIVE = dt.timedelta(seconds=30)
 FUNDING_WINDOW = dt.timedelta(days=7)
-SANDBOX_DECIMALS = 6
 # Steps of an operation's timeline.
 FUNDED, COMPLETE, FAIL, EXPIRE = "FUNDED", "COMPLETE", "FAIL", "EXPIRE"
 PROVIDER_STATUS = {
@@ -108,186 +76,6 @@ PAYOUT_TIMING = {
     "RTP_CREDIT": "within minutes",
 }
 ADVANCE_TASK = "payments.tasks.stablecoin_operations_advance_task"
-_TOKEN_HRPS = frozenset({"btkn", "btknt", "btknrt", "btkns", "btknl"})
-
-
-def provider_environment() -> str:
-    return Link.Environment.SANDBOX if settings.SANDBOX else Link.Environment.PRODUCTION
-
-
-def _created[R: Stablecoin | StablecoinProviderAccount](row: R, conflict: Conflict) -> R:
-    """Insert `row`; a concurrent request that inserted its twin first (a unique constraint) makes
-    this one the `conflict`, never a 500."""
-    try:
-        with transaction.atomic():
-            row.save(force_insert=True)
-    except IntegrityError:
-        raise conflict from None
-    return row
-
-
-# --- provider account links ------------------------------------------------------------------------
-
-
-def _sandbox_provider_account_id(api_client_id: str) -> str:
-    """The one provider account the sandbox provider shows for a client id."""
-    return "sbx" + hashlib.sha256(api_client_id.encode()).hexdigest()[:24]
-
-
-@transaction.atomic
-def provider_account_link(
-    *,
-    platform: Platform,
-    provider: str,
-    api_client_id: str,
-    api_client_secret: str,
-    provider_account_id: str = "",
-) -> StablecoinProviderAccount:
-    if settings.SANDBOX and api_client_secret.startswith("invalid"):
-        raise BadRequest(
-            "The provider refused these API credentials", code="STABLECOIN_PROVIDER_ACCOUNT_INVALID"
-        )
-    account_id = provider_account_id or _sandbox_provider_account_id(api_client_id)
-    environment = provider_environment()
-    live = (
-        Link.objects.for_platform(platform)
-        .select_for_update()
-        .filter(
-            provider=provider,
-            provider_environment=environment,
-            provider_account_id=account_id,
-            status=Link.Status.ACTIVE,
-        )
-    )
-    if live.exists():
-        raise Conflict("This provider account is linked already", providerAccountId=account_id)
-    link = Link(
-        platform=platform, provider=provider, provider_account_id=account_id, api_client_id=api_client_id
-    )
-    link.provider_environment, link.last_verified_at = environment, clock.now()
-    link.api_client_secret = api_client_secret
-    _created(link, Conflict("This provider account is linked already", providerAccountId=account_id))
-    return link
-
-
-def provider_account_get(*, platform: Platform, link_id: UUID) -> StablecoinProviderAccount:
-    return first_or_404(Link.objects.for_platform(platform).filter(pk=link_id), "StablecoinProviderAccount")
-
-
-def provider_account_list(
-    *, platform: Platform, filters: dict[str, Any]
-) -> QuerySet[StablecoinProviderAccount]:
-    return Link.objects.for_platform(platform).filter(**filters)
-
-
-def _usable(link: StablecoinProviderAccount) -> StablecoinProviderAccount:
-    if link.status == Link.Status.REVOKED:
-        raise BadRequest(
-            "The stablecoin provider account link has been revoked",
-            code="STABLECOIN_PROVIDER_ACCOUNT_REVOKED",
-        )
-    if link.status == Link.Status.INVALID:
-        raise BadRequest(
-            "The stablecoin provider account link is not usable", code="STABLECOIN_PROVIDER_ACCOUNT_INVALID"
-        )
-    return link
-
-
-def _link_for(platform: Platform, link_id: UUID | None) -> StablecoinProviderAccount:
-    if link_id is not None:
-        return _usable(provider_account_get(platform=platform, link_id=link_id))
-    active = list(
-        Link.objects.for_platform(platform).filter(
-            status=Link.Status.ACTIVE, provider_environment=provider_environment()
-        )[:2]
-    )
-    if not active:
-        raise ResourceNotFound(
-            "StablecoinProviderAccount", "No active stablecoin provider account link; link one first"
-        )
-    if len(active) > 1:
-        raise BadRequest(
-            "Several provider account links are active: name one in stablecoinProviderAccountId",
-            code="STABLECOIN_PROVIDER_ACCOUNT_SELECTION_REQUIRED",
-        )
-    return active[0]
-
-
-# --- stablecoins -----------------------------------------------------------------------------------
-
-
-def _token_identifier_checked(value: str) -> str:
-    decoded = bech32.decode(value, max_length=None)
-    if decoded is None or decoded[0] not in _TOKEN_HRPS or decoded[2] != bech32.Encoding.BECH32M:
-        raise InvalidInput(
-            errors=[
-                FieldError(
-                    "networkTokenIdentifier",
-                    "must be a Spark token identifier (btkn1…, bech32m)",
-                    {"format": "spark-token"},
-                )
-            ]
-        )
-    return value
-
-
-@transaction.atomic
-def stablecoin_register(
-    *,
-    platform: Platform,
-    provider_token_identifier: str,
-    network_token_identifier: str,
-    network: str,
-    link_id: UUID | None,
-) -> Stablecoin:
-    network_token_identifier = _token_identifier_checked(network_token_identifier)
-    link = _link_for(platform, link_id)
-    symbol = provider_token_identifier.upper()
-    if Stablecoin.objects.for_platform(platform).filter(symbol=symbol).exists():
-        raise Conflict(f"A stablecoin with symbol {symbol} is registered already", symbol=symbol)
-    coin = Stablecoin(
-        platform=platform,
-        provider_account=link,
-        provider=link.provider,
-        provider_environment=link.provider_environment,
-        provider_token_identifier=provider_token_identifier,
-        network=network,
-        network_token_identifier=network_token_identifier,
-        name=f"{symbol} Dollar",
-        symbol=symbol,
-        base_currency="USD",
-        decimals=SANDBOX_DECIMALS,
-        issuance_status=Stablecoin.IssuanceStatus.PROVISIONED,
-        service_operations_status=Stablecoin.OperationsStatus.NOT_ENABLED,
-    )
-    return _created(coin, Conflict(f"A stablecoin with symbol {symbol} is registered already", symbol=symbol))
-
-
-def stablecoin_get(*, platform: Platform, stablecoin_id: UUID) -> Stablecoin:
-    rows = (
-        Stablecoin.objects.for_platform(platform).select_related("provider_account").filter(pk=stablecoin_id)
-    )
-    return first_or_404(rows, "Stablecoin")
-
-
-def stablecoin_list(*, platform: Platform, filters: dict[str, Any]) -> QuerySet[Stablecoin]:
-    return Stablecoin.objects.for_platform(platform).select_related("provider_account").filter(**filters)
-
-
-def _supply_accounts(coin: Stablecoin) -> dict[str, LedgerAccount]:
-    return ledger_system_accounts(
-        platform_id=coin.platform_id, currency=coin.symbol, kinds=[Kind.SUPPLY, Kind.ISSUANCE]
-    )
-
-
-def stablecoin_supply(coin: Stablecoin) -> int:
-    """What is in circulation and not being burned (its SUPPLY account's balance row)."""
-    return (
-        LedgerAccount.objects.filter(platform_id=coin.platform_id, kind=Kind.SUPPLY, currency=coin.symbol)
-        .values_list("balance", flat=True)
-        .first()
-        or 0
-    )
 
 
 # --- mints and burns -------------------------------------------------------------------------------
@@ -325,7 +113,7 @@ def _sandbox_outcome(coin: Stablecoin, amount: int) -> str:
 
 def _coin_for_operation(platform: Platform, stablecoin_id: UUID) -> Stablecoin:
     coin = stablecoin_get(platform=platform, stablecoin_id=stablecoin_id)
-    _usable(coin.provider_account)
+    link_usable(coin.provider_account)
     if coin.issuance_status != Stablecoin.IssuanceStatus.PROVISIONED:
         raise Conflict(
             f"The stablecoin is {coin.issuance_status}, not PROVISIONED", issuanceStatus=coin.issuance_status
@@ -473,7 +261,7 @@ def _burn_key(operation: Operation) -> str:
 
 def _take_from_supply(coin: Stablecoin, operation: Operation) -> None:
     """A burn's journal: SUPPLY → ISSUANCE, refused (400 INSUFFICIENT_FUNDS) beyond the supply."""
-    accounts = _supply_accounts(coin)
+    accounts = supply_accounts(coin)
     legs = [Leg(accounts[Kind.SUPPLY], -operation.amount), Leg(accounts[Kind.ISSUANCE], operation.amount)]
     try:
         ledger_post(
@@ -541,7 +329,7 @@ def _apply_step(operation: Operation, step: dict[str, Any]) -> None:
         _move(operation, Status.PROCESSING)
     elif name == COMPLETE and operation.status == Status.PROCESSING:
         if operation.operation_type == Operation.Type.MINT:
-            accounts = _supply_accounts(operation.stablecoin)
+            accounts = supply_accounts(operation.stablecoin)
             ledger_post(
                 platform_id=operation.platform_id,
                 kind=LedgerJournal.Kind.STABLECOIN_MINT,
