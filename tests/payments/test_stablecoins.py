@@ -464,3 +464,26 @@ def test_a_second_platform_has_a_supply_of_its_own(api, other_api, setup):
     _read(other_api, _mint(other_api, theirs, 7 * UNIT).json())
     _error(_burn(api, setup, UNIT), 400, "INSUFFICIENT_FUNDS")
     assert supply(api.platform) == 0 and supply(other_api.platform) == 7 * UNIT
+
+
+def test_every_stablecoin_operation_needs_the_platforms_credentials(client, setup):
+    from tests.conftest import API
+
+    paths = [
+        "/stablecoin-provider-accounts",
+        f"/stablecoin-provider-accounts/StablecoinProviderAccount:{GHOST}",
+        "/stablecoins",
+        f"/stablecoins/{setup['coin']}",
+        f"/stablecoins/{setup['coin']}/operations",
+        f"/stablecoin-operations/StablecoinOperation:{GHOST}",
+    ]
+    posts = [
+        "/stablecoin-provider-accounts",
+        "/stablecoins",
+        f"/stablecoins/{setup['coin']}/mints",
+        f"/stablecoins/{setup['coin']}/burns",
+    ]
+    for response in [client.get(API + path) for path in paths] + [
+        client.post(API + path, {}) for path in posts
+    ]:
+        assert response.status_code == 401 and response.json()["code"] == "UNAUTHORIZED"
