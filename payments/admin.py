@@ -8,12 +8,14 @@ from django.utils.html import format_html
 # sca_admin holds the read-only Strong Customer Authentication pages.
 # card_admin holds the card and card-transaction pages (staff may freeze a card).
 # invitation_admin holds the read-only invitation and contact-verification pages.
+# stablecoin_admin holds the read-only stablecoin issuance pages.
 from payments import (
     admin_review,  # noqa: F401
     card_admin,  # noqa: F401
     invitation_admin,  # noqa: F401
     money_admin,  # noqa: F401
     sca_admin,  # noqa: F401
+    stablecoin_admin,  # noqa: F401
 )
 from payments.accounts import account_balance, internal_account_status_transition
 from payments.admin_base import ReadOnlyInline, ViewAndDeleteAdmin

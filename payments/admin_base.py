@@ -24,3 +24,9 @@ class ReadOnlyInline(admin.TabularInline):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+def record_fields(model: type, *, hidden: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The names of the model's fields, in their order, less `hidden` (sealed secrets): a read-only
+    page's `fields` and `readonly_fields`."""
+    return tuple(field.name for field in model._meta.fields if field.name not in hidden)

@@ -105,6 +105,7 @@ NOT_FOUND_CODES = {
     "BulkUploadJob": "BULK_UPLOAD_JOB_NOT_FOUND",
     "Lookup": "LOOKUP_REQUEST_NOT_FOUND",
     "Uma": "UMA_NOT_FOUND",
+    "StablecoinProviderAccount": "STABLECOIN_PROVIDER_ACCOUNT_NOT_FOUND",
 }
 
 
@@ -197,6 +198,14 @@ class SwitchError(
 
 
 class NotImplementedByService(ServiceError, status=501, code="NOT_IMPLEMENTED", message="Not supported"): ...
+
+
+class ServiceUnavailable(
+    ServiceError,
+    status=503,
+    code="SERVICE_UNAVAILABLE",
+    message="A downstream service is temporarily unavailable",
+): ...
 
 
 # --- cards ------------------------------------------------------------------------------------------

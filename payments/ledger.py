@@ -13,6 +13,10 @@
 - System accounts (WORLD, SETTLEMENT, FX, FEES, PLATFORM_FEES, one each per platform and currency)
   may go negative (WORLD is negative by what came in from outside) and are not locked, so they are
   no hot row; their balance is the sum of their postings.
+- A stablecoin's SUPPLY account (one per platform and token symbol) is kept like an internal
+  account: a balance row updated under the same conditional UPDATE, never below zero, so a burn
+  cannot take more than is in circulation (`payments.stablecoins`). Its ISSUANCE account is the other
+  side and is not kept.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from payments.models import InternalAccount, LedgerAccount, LedgerJournal, Ledge
 from payments.query_plans import plan_insert
 
 Kind = LedgerAccount.Kind
+KEPT_KINDS = frozenset({Kind.INTERNAL, Kind.SUPPLY})  # accounts with a balance row, never negative
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,8 +193,11 @@ def _insufficient(pk: int, required: int) -> InsufficientFunds:
 
 
 def _insufficient_funds(account: LedgerAccount, required: int) -> InsufficientFunds:
+    owner = {"accountId": ids.render("InternalAccount", account.internal_account_id)}
+    if account.internal_account_id is None:  # a SUPPLY account: the caller names its stablecoin
+        owner = {}
     return InsufficientFunds(
-        accountId=ids.render("InternalAccount", account.internal_account_id),
+        **owner,
         available=account.balance - account.held,
         required=required,
         currency=account.currency,
@@ -216,16 +224,18 @@ def ledger_post(
     exists (a movement is posted once). After any of these the caller's transaction must roll back.
     """
     merged = _merged(legs)
-    internal = sorted(
+    kept = sorted(
         (leg.account.pk, leg.account.internal_account_id, leg.amount)
         for leg in merged
-        if leg.account.kind == Kind.INTERNAL
+        if leg.account.kind in KEPT_KINDS
     )
     balances = {}
-    for pk, internal_account_id, amount in internal:
-        balances[internal_account_id] = _balance_add(pk, amount)
-        if balances[internal_account_id] is None:
+    for pk, internal_account_id, amount in kept:
+        row = _balance_add(pk, amount)
+        if row is None:
             raise _insufficient(pk, -amount)
+        if internal_account_id is not None:
+            balances[internal_account_id] = row
     journal = LedgerJournal(
         platform_id=platform_id, kind=kind, key=key, transaction=txn, description=description[:255]
     )
@@ -347,15 +357,15 @@ def ledger_currency_totals() -> dict[str, int]:
 
 
 def ledger_balance_mismatches() -> list[tuple[LedgerAccount, int]]:
-    """Internal ledger accounts whose balance row differs from the sum of their postings."""
+    """Kept ledger accounts (internal, supply) whose balance row differs from the sum of their postings."""
     sums = dict(
-        LedgerPosting.objects.filter(account__kind=Kind.INTERNAL)
+        LedgerPosting.objects.filter(account__kind__in=KEPT_KINDS)
         .values("account")
         .annotate(total=Sum("amount"))
         .values_list("account", "total")
     )
     return [
         (account, sums.get(account.pk, 0))
-        for account in LedgerAccount.objects.filter(kind=Kind.INTERNAL)
+        for account in LedgerAccount.objects.filter(kind__in=KEPT_KINDS)
         if account.balance != sums.get(account.pk, 0)
     ]

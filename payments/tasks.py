@@ -9,6 +9,7 @@ from django.db import InterfaceError, OperationalError
 
 from payments.bulk_uploads import bulk_upload_fail, bulk_upload_process, bulk_uploads_sweep
 from payments.idempotency import idempotency_keys_sweep
+from payments.stablecoins import stablecoin_operations_advance, stablecoin_operations_relay
 from payments.transactions import transaction_steps_relay, transactions_advance
 from payments.webhook_worker import webhook_deliver_later, webhook_deliverer_stop
 from payments.webhooks import webhook_deliver, webhook_sweep
@@ -61,8 +62,15 @@ def transactions_advance_task(transaction_ids: list[str]) -> None:
 
 @shared_task
 def transaction_steps_relay_task() -> int:
-    """Every second (CELERY_BEAT_SCHEDULE): queue tasks for the transactions whose steps are due."""
-    return transaction_steps_relay()
+    """Every second (CELERY_BEAT_SCHEDULE): queue tasks for the transactions and the stablecoin
+    operations whose steps are due (payments/due_steps.py); how many."""
+    return transaction_steps_relay() + stablecoin_operations_relay()
+
+
+@shared_task
+def stablecoin_operations_advance_task(operation_ids: list[str]) -> None:
+    """Apply the due steps of these stablecoin operations (queued by their relay; harmless twice)."""
+    stablecoin_operations_advance(UUID(operation_id) for operation_id in operation_ids)
 
 
 @shared_task(bind=True, max_retries=5)

@@ -46,11 +46,17 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import F, Q, QuerySet, Subquery
+from django.db.models import QuerySet, Subquery
 
 from payments import clock, rates
 from payments.account_info.enums import PAYMENT_RAILS
 from payments.book_transfers import book_transfer_receive, book_transfer_settlement_account
+from payments.due_steps import (
+    due_step,
+    due_steps_relay,
+    steps_pop_due,
+    steps_set,
+)
 from payments.errors import Conflict, ResourceNotFound
 from payments.ledger import (
     Leg,
@@ -71,7 +77,6 @@ from payments.webhook_types import WebhookType
 from payments.webhooks import webhook_emit
 from payments.wire.time import utc_timestamp
 from payments.wire.transactions import render_transaction
-from project.publishing import task_named
 
 log = logging.getLogger(__name__)
 
@@ -206,17 +211,9 @@ def transaction_transition(
 # --- the timeline ---------------------------------------------------------------------------------
 
 
-def _step(at: dt.datetime, name: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "at": at.isoformat(),
-        "step": name,
-        **{k: v for k, v in extra.items() if v not in ("", None, False)},
-    }
-
-
 def steps_from_events(events: Iterable[RailEvent], *, start: dt.datetime) -> list[dict[str, Any]]:
     steps = [
-        _step(
+        due_step(
             start + e.after,
             e.step,
             failureReason=e.failure_reason,
@@ -247,12 +244,6 @@ def payout_events(quote: Quote, txn: Transaction) -> list[RailEvent]:
     )
 
 
-def steps_set(txn: Transaction, steps: list[dict[str, Any]]) -> None:
-    """Replace the transaction's pending steps (not saved)."""
-    txn.steps = sorted(steps, key=lambda s: s["at"])
-    txn.next_step_at = dt.datetime.fromisoformat(txn.steps[0]["at"]) if txn.steps else None
-
-
 def transaction_transition_with_steps(
     txn: Transaction,
     to: str,
@@ -278,11 +269,11 @@ def transaction_transition_with_steps(
 
 
 def expiry_step(expires_at: dt.datetime) -> dict[str, Any]:
-    return _step(expires_at, EXPIRE)
+    return due_step(expires_at, EXPIRE)
 
 
 def decision_timeout_step(at: dt.datetime) -> dict[str, Any]:
-    return _step(at, DECISION_TIMEOUT)
+    return due_step(at, DECISION_TIMEOUT)
 
 
 def transaction_lock(transaction_id: UUID) -> tuple[Quote | None, Transaction]:
@@ -316,15 +307,13 @@ def transaction_advance(*, transaction_id: UUID) -> Transaction:
 
 def transaction_apply_due(quote: Quote | None, txn: Transaction, now: dt.datetime) -> bool:
     """Apply the due steps of a transaction locked with `transaction_lock`; True when any was due."""
-    applied = False
-    while txn.steps and dt.datetime.fromisoformat(txn.steps[0]["at"]) <= now:
-        step = txn.steps.pop(0)
+    due = steps_pop_due(txn, now)
+    for step in due:
         _apply_step(quote, txn, step)
-        applied = True
-    if applied:
+    if due:
         steps_set(txn, txn.steps)
         Transaction.objects.filter(pk=txn.pk).update(steps=txn.steps, next_step_at=txn.next_step_at)
-    return applied
+    return bool(due)
 
 
 def _due_rows(platform_id: UUID, now: dt.datetime) -> QuerySet[Transaction]:
@@ -364,44 +353,13 @@ def transactions_advance(transaction_ids: Iterable[UUID]) -> None:
             log.exception("could not apply the due steps of transaction %s", transaction_id)
 
 
-RELAY_CHUNK = 25  # transactions per queued task
 ADVANCE_TASK = "payments.tasks.transactions_advance_task"  # payments/tasks.py imports this module
-RELAY_REQUEUE_AFTER = dt.timedelta(seconds=60)  # a queued task that has not run by then was lost
 
 
 def transaction_steps_relay(*, limit: int = 5000) -> int:
-    """Queue tasks for the due steps (every second, CELERY_BEAT_SCHEDULE); the number of transactions.
-
-    The requests that set steps publish nothing: `next_step_at` is their outbox, and this relay
-    turns due rows into tasks, RELAY_CHUNK transactions each, so money movement never waits for
-    (or fails with) the broker. A due step is queued once (`step_queued_at` records when) and again
-    when it is still due RELAY_REQUEUE_AFTER later. Rows locked by a running change are skipped
-    until the next run, so relays on several workers never queue the same row twice."""
-    now = clock.now()
-    with transaction.atomic():
-        due = list(
-            Transaction.objects.select_for_update(skip_locked=True)
-            .filter(next_step_at__lte=now)
-            .filter(
-                Q(step_queued_at__isnull=True)
-                | Q(step_queued_at__lt=F("next_step_at"))
-                | Q(step_queued_at__lt=now - RELAY_REQUEUE_AFTER)
-            )
-            .order_by("next_step_at")
-            .values_list("pk", flat=True)[:limit]
-        )
-        Transaction.objects.filter(pk__in=due).update(step_queued_at=now)
-    for start in range(0, len(due), RELAY_CHUNK):
-        chunk = [str(pk) for pk in due[start : start + RELAY_CHUNK]]
-        try:
-            task_named(ADVANCE_TASK).delay(chunk)
-        except Exception:
-            log.warning(
-                "could not queue the due steps of %d transactions; queued again in a minute",
-                len(chunk),
-                exc_info=True,
-            )
-    return len(due)
+    """Queue tasks for the transactions' due steps (every second, CELERY_BEAT_SCHEDULE); the number
+    of transactions (`payments.due_steps.due_steps_relay`)."""
+    return due_steps_relay(Transaction, ADVANCE_TASK, limit=limit)
 
 
 def _apply_step(quote: Quote | None, txn: Transaction, step: dict[str, Any]) -> None:
@@ -612,7 +570,7 @@ def _refund_start(txn: Transaction, *, reason: str, fails: bool, after: dt.timed
     if after is None:
         _refund_finish(txn, refund, fails=fails)
     else:
-        steps_set(txn, [_step(clock.now() + after, REFUND, refundFails=fails)])
+        steps_set(txn, [due_step(clock.now() + after, REFUND, refundFails=fails)])
     return refund
 
 

@@ -271,6 +271,11 @@ SPECTACULAR_SETTINGS = {
         "IndividualSourceOfFundsCategoryEnum": "payments.wire.customers.INDIVIDUAL_SOURCE_OF_FUNDS",
         "BusinessSourceOfFundsCategoryEnum": "payments.wire.customers.BUSINESS_SOURCE_OF_FUNDS",
         "ContactVerificationStatus": ["PENDING", "VERIFIED"],
+        "StablecoinProvider": "payments.models.stablecoins.StablecoinProvider",
+        "StablecoinExternalAccountTypeEnum": ["EXTERNAL_ACCOUNT"],
+        "StablecoinServiceInternalAccountTypeEnum": ["SERVICE_INTERNAL_ACCOUNT"],
+        "StablecoinProviderInternalBalanceTypeEnum": ["PROVIDER_INTERNAL_BALANCE"],
+        "StablecoinOperationSourceTypeEnum": "payments.wire.stablecoins.SOURCE_TYPES",
     },
     # The BasicAuth scheme and each operation's use of it come from payments/api/schema_auth.py.
     "POSTPROCESSING_HOOKS": [
@@ -312,7 +317,8 @@ CELERY_BEAT_SCHEDULE["wallet-settle-sweep"] = {  # PROCESSING wallet operations 
     "schedule": 30.0,
     "options": {"expires": 25},
 }
-# Due sandbox steps and quote expiries: the relay queues their tasks (payments/transactions.py).
+# Due sandbox steps and quote expiries, and due stablecoin mint and burn steps: the relay queues their
+# tasks (payments/due_steps.py).
 CELERY_BEAT_SCHEDULE["transaction-steps-relay"] = {
     "task": "payments.tasks.transaction_steps_relay_task",
     "schedule": 1.0,

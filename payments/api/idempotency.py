@@ -18,7 +18,7 @@ from rest_framework.response import Response
 
 from payments.api.parsing import request_json
 from payments.canonical import body_sha256
-from payments.errors import ServiceError
+from payments.errors import FieldError, InvalidInput, ServiceError
 from payments.idempotency import (
     HEADER,
     Answer,
@@ -32,16 +32,24 @@ from payments.idempotency import (
 
 REPLAYED_HEADER = "Idempotent-Replayed"
 
-IDEMPOTENCY_KEY = OpenApiParameter(
-    HEADER,
-    OpenApiTypes.UUID,
-    OpenApiParameter.HEADER,
-    required=False,
-    description="A unique key for the request: a UUID (any case; anything else is a 400), kept 24 hours, "
-    "one namespace per platform. A repeat with the same key returns the first answer, byte for byte and "
-    "with its status (header `Idempotent-Replayed: true`); the same key with another request is a 422 "
-    "IDEMPOTENCY_KEY_REUSED. Validation errors, 401, 409, 423, 424, 429 and 5xx answers are not kept.",
-)
+
+def idempotency_parameter(*, required: bool = False) -> OpenApiParameter:
+    """The `Idempotency-Key` header parameter (`required` where the operation requires it)."""
+    return OpenApiParameter(
+        HEADER,
+        OpenApiTypes.UUID,
+        OpenApiParameter.HEADER,
+        required=required,
+        description="A unique key for the request: a UUID (any case; anything else is a 400), kept 24 hours, "
+        "one namespace per platform. A repeat with the same key returns the first answer, byte for byte and "
+        "with its status (header `Idempotent-Replayed: true`); the same key with another request is a 422 "
+        "IDEMPOTENCY_KEY_REUSED. Validation errors, 401, 409, 423, 424, 429 and 5xx answers are not kept."
+        + (" Required: without it, 400 INVALID_INPUT." if required else ""),
+    )
+
+
+IDEMPOTENCY_KEY = idempotency_parameter()
+IDEMPOTENCY_KEY_REQUIRED = idempotency_parameter(required=True)
 
 
 def idempotency_key(request: Request) -> str:
@@ -51,13 +59,18 @@ def idempotency_key(request: Request) -> str:
     return idempotency_key_parse(value) if value else ""
 
 
-def idempotent(view_method: Callable[..., Response]) -> Callable[..., HttpResponse | Response]:
-    """Decorate a view method whose operation takes `Idempotency-Key`. Without the header the method
-    runs as is; with it, see `payments.idempotency`."""
+def idempotent(view_method: Callable[..., Response] | None = None, *, required: bool = False) -> Any:
+    """Decorate a view method whose operation takes `Idempotency-Key` (`@idempotent`, or
+    `@idempotent(required=True)` where the header is required: without it, 400 naming it). Without
+    the header the method runs as is; with it, see `payments.idempotency`."""
+    if view_method is None:
+        return functools.partial(idempotent, required=required)
 
     @functools.wraps(view_method)
     def wrapper(view: Any, request: Request, *args: Any, **kwargs: Any) -> HttpResponse | Response:
         key = idempotency_key(request)
+        if not key and required:
+            raise InvalidInput(errors=[FieldError(HEADER, "Required for this operation", {"required": True})])
         if not key:
             return view_method(view, request, *args, **kwargs)
         return _keyed(request, key, lambda: view_method(view, request, *args, **kwargs))

@@ -32,6 +32,7 @@ ERROR_DESCRIPTIONS = {
     429: "Too many requests; retry after `Retry-After` seconds",
     500: "Internal error",
     501: "Not supported by this service",
+    503: "A downstream service (the stablecoin provider) is temporarily unavailable; try again later",
 }
 
 # Beyond the rules in the module docstring, per operationId.
@@ -111,6 +112,10 @@ ERRORS: dict[str, tuple[int, ...]] = {
     "sendCustomerPhoneVerification": (409, 410, 423, 429),
     "confirmCustomerEmailVerification": (409, 410, 423),
     "confirmCustomerPhoneVerification": (409, 410, 423),
+    "linkStablecoinProviderAccount": (409,),
+    "registerStablecoin": (404, 409),
+    "createStablecoinMint": (409, 503),
+    "createStablecoinBurn": (409, 503),
 }
 
 # Path parameters that hold an id: by name, or by path prefix where the name (`id`) does not say.
@@ -125,6 +130,9 @@ ID_KINDS = {
     "tokenId": "Token",
     "jobId": "Job",
     "credentialId": "ScaPasskey",
+    "stablecoinId": "Stablecoin",
+    "stablecoinOperationId": "StablecoinOperation",
+    "stablecoinProviderAccountId": "StablecoinProviderAccount",
 }
 ID_KINDS_BY_PATH = [
     ("/auth/credentials/{id}", "id", "AuthMethod"),

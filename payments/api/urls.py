@@ -55,6 +55,16 @@ from payments.api.sca_recovery import (
     ScaFactorResetDetailApi,
     ScaRecordEventApi,
 )
+from payments.api.stablecoins import (
+    StablecoinBurnApi,
+    StablecoinDetailApi,
+    StablecoinLinkApi,
+    StablecoinLinkListApi,
+    StablecoinListRegisterApi,
+    StablecoinMintApi,
+    StablecoinOperationApi,
+    StablecoinOperationListApi,
+)
 from payments.api.tokens import TokenDetailApi, TokenListCreateApi
 from payments.api.transactions import (
     TransactionApproveApi,
@@ -217,6 +227,21 @@ urlpatterns = [
         ("discoveries", DiscoveryListApi, "discovery-list"),
         ("uma-providers", UmaProviderListApi, "uma-provider-list"),
         ("crypto/estimate-withdrawal-fee", CryptoWithdrawalFeeEstimateApi, "crypto-withdrawal-fee-estimate"),
+    ),
+    # Stablecoin issuance.
+    *routes(
+        "stablecoin-",
+        ("provider-accounts", StablecoinLinkListApi, "stablecoin-link-list"),
+        ("provider-accounts/<str:stablecoinProviderAccountId>", StablecoinLinkApi, "stablecoin-link"),
+        ("operations/<str:stablecoinOperationId>", StablecoinOperationApi, "stablecoin-operation"),
+    ),
+    *routes(
+        "stablecoins",
+        ("", StablecoinListRegisterApi, "stablecoin-list"),
+        ("/<str:stablecoinId>", StablecoinDetailApi, "stablecoin-detail"),
+        ("/<str:stablecoinId>/mints", StablecoinMintApi, "stablecoin-mint"),
+        ("/<str:stablecoinId>/burns", StablecoinBurnApi, "stablecoin-burn"),
+        ("/<str:stablecoinId>/operations", StablecoinOperationListApi, "stablecoin-operation-list"),
     ),
     *routes(
         "receiver",

@@ -35,6 +35,7 @@ from payments.models.sca import (
     ScaTotp,
 )
 from payments.models.service_keys import ServiceKey
+from payments.models.stablecoins import Stablecoin, StablecoinOperation, StablecoinProviderAccount
 from payments.models.transactions import Transaction, TransactionStatus
 from payments.models.webhooks import WebhookAttempt, WebhookEvent
 
@@ -77,6 +78,9 @@ __all__ = [
     "ScaProfile",
     "ScaTotp",
     "ServiceKey",
+    "Stablecoin",
+    "StablecoinOperation",
+    "StablecoinProviderAccount",
     "Transaction",
     "TransactionStatus",
     "Verification",

@@ -26,6 +26,8 @@ class LedgerAccount(models.Model):
         FX = "FX"  # the service's currency positions (conversions, rounding)
         FEES = "FEES"  # the service's fees
         PLATFORM_FEES = "PLATFORM_FEES"  # fees collected for the platform
+        SUPPLY = "SUPPLY"  # a stablecoin's tokens in circulation (its symbol is the currency); never negative
+        ISSUANCE = "ISSUANCE"  # the issuer's side of a stablecoin's supply: minus what is in circulation
 
     platform = models.ForeignKey("payments.Platform", on_delete=models.PROTECT, related_name="+")
     kind = models.CharField(max_length=16, choices=Kind.choices)
@@ -37,8 +39,8 @@ class LedgerAccount(models.Model):
         on_delete=models.PROTECT,
         related_name="ledger_account",
     )
-    # The sum of this account's postings; kept for INTERNAL accounts only (system accounts are hot
-    # rows every movement touches, so their balance is summed on demand instead of locked).
+    # The sum of this account's postings; kept for INTERNAL and SUPPLY accounts only (the other system
+    # accounts are hot rows every movement touches, so their balance is summed on demand instead).
     balance = models.BigIntegerField(default=0)
     # What open card authorizations hold of an INTERNAL account's balance (the sum of its card
     # transactions' `held`): its available balance is `balance - held`, never negative.
@@ -52,7 +54,7 @@ class LedgerAccount(models.Model):
                 name="ledger_system_account_unique",
             ),
             models.CheckConstraint(
-                condition=Q(balance__gte=0) | ~Q(kind="INTERNAL"),
+                condition=Q(balance__gte=0) | ~Q(kind__in=["INTERNAL", "SUPPLY"]),
                 name="ledger_internal_balance_not_negative",
             ),
             models.CheckConstraint(
@@ -86,6 +88,8 @@ class LedgerJournal(models.Model):
         RETURN = "RETURN"  # a delivered payout comes back
         CARD_SETTLEMENT = "CARD_SETTLEMENT"  # a card clearing is paid from the card's account
         CARD_RETURN = "CARD_RETURN"  # a merchant's return credits the card's account (or is taken back)
+        STABLECOIN_MINT = "STABLECOIN_MINT"  # a mint completes: ISSUANCE → SUPPLY
+        STABLECOIN_BURN = "STABLECOIN_BURN"  # a burn is accepted: SUPPLY → ISSUANCE (a REFUND undoes it)
 
     id = models.UUIDField(primary_key=True, default=ids.uuid7, editable=False)
     platform = models.ForeignKey("payments.Platform", on_delete=models.PROTECT, related_name="+")

@@ -11,6 +11,7 @@ from payments import currencies, ids
 from payments.account_info.account_types import EXTERNAL_ACCOUNT_TYPES
 from payments.models import ExternalAccount, InternalAccount, OwnershipChallenge
 from payments.payment_instructions import funding_instructions
+from payments.wire.components import component
 from payments.wire.ids import PublicIdField
 from payments.wire.money import CurrencyAmountSerializer, PaymentInstructionsSerializer
 from payments.wire.time import UtcDateTimeField, utc_timestamp
@@ -150,8 +151,7 @@ def _challenge_shape(
         field: value,
         "expiresAt": UtcDateTimeField(),
     }
-    meta = type("Meta", (), {"ref_name": name})
-    return type(f"{name}Serializer", (serializers.Serializer,), {**fields, "Meta": meta})
+    return component(name, fields)
 
 
 WalletSignatureChallengeSerializer = _challenge_shape(

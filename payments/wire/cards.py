@@ -10,6 +10,7 @@ from rest_framework import serializers
 from payments import clock, ids
 from payments.models import Card, CardTransaction, Transaction
 from payments.pricing import MAX_AMOUNT
+from payments.wire.components import component
 from payments.wire.ids import PublicIdField
 from payments.wire.money import CurrencyAmountSerializer, currency_amount
 from payments.wire.time import UtcDateTimeField, utc_timestamp
@@ -107,7 +108,7 @@ class CardMerchantSerializer(serializers.Serializer):
 def _summary(name: str, **extra: serializers.Field) -> type[serializers.Serializer]:
     """The component `name`: a count of a card transaction's events of one kind and their total."""
     fields = {"count": serializers.IntegerField(), "totalAmount": serializers.IntegerField(), **extra}
-    return type(name, (serializers.Serializer,), {**fields, "Meta": type("Meta", (), {"ref_name": name})})
+    return component(name, fields)
 
 
 CardPullSummarySerializer = _summary("CardPullSummary", pendingCount=serializers.IntegerField(required=False))

@@ -132,6 +132,24 @@ def test_the_database_refuses_a_negative_internal_balance():
         LedgerAccount.objects.filter(pk=ledger.pk).update(balance=-1)
 
 
+def test_a_supply_account_is_kept_like_an_internal_one_and_never_goes_negative():
+    platform = factories.PlatformFactory()
+    supply = ledger_system_account(platform_id=platform.pk, kind=Kind.SUPPLY, currency="ACME")
+    issuance = ledger_system_account(platform_id=platform.pk, kind=Kind.ISSUANCE, currency="ACME")
+    ledger_post(
+        platform_id=platform.pk, kind="STABLECOIN_MINT", key="m", legs=[Leg(issuance, -5), Leg(supply, 5)]
+    )
+    with pytest.raises(InsufficientFunds) as refused, transaction.atomic():
+        ledger_post(
+            platform_id=platform.pk, kind="STABLECOIN_BURN", key="b", legs=[Leg(supply, -6), Leg(issuance, 6)]
+        )
+    assert refused.value.details == {"available": 5, "required": 6, "currency": "ACME"}
+    supply.refresh_from_db()
+    assert supply.balance == ledger_posting_sum(supply) == 5 and ledger_posting_sum(issuance) == -5
+    with pytest.raises(IntegrityError), transaction.atomic():
+        LedgerAccount.objects.filter(pk=supply.pk).update(balance=-1)
+
+
 def test_system_accounts_may_go_negative_and_are_one_per_platform_kind_and_currency():
     account = factories.InternalAccountFactory()
     world = _world(account)

@@ -11,9 +11,10 @@ from django.test import override_settings
 
 from payments import clock
 from payments.accounts import account_balance
+from payments.due_steps import RELAY_CHUNK, RELAY_REQUEUE_AFTER
 from payments.models import LedgerAccount, LedgerJournal, WebhookEvent
 from payments.tasks import transactions_advance_task
-from payments.transactions import RELAY_CHUNK, RELAY_REQUEUE_AFTER, transaction_steps_relay
+from payments.transactions import transaction_steps_relay
 from tests.payments.money_support import (
     consenting_customer,
     funded_account,
