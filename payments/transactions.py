@@ -63,6 +63,7 @@ from payments.ledger import (
 from payments.limits import limits_take_back_daily
 from payments.models import LedgerAccount, LedgerJournal, Platform, Quote, Transaction
 from payments.models import TransactionStatus as Status
+from payments.platform_clock import platform_clock_groups, platform_clock_offset
 from payments.query_plans import Literal, QueryShape, plan_all, plan_first, plan_update
 from payments.quote_status import QUOTE_TRANSITIONS, quote_transition
 from payments.rails import UMA_RAIL, Payout, RailEvent, Step, rail_adapter
@@ -307,10 +308,19 @@ def _locked_rows(transaction_id: UUID):
 
 
 def transaction_advance(*, transaction_id: UUID) -> Transaction:
-    """Apply every due step of the transaction, in order (a no-op when none is due)."""
+    """Apply every due step of the transaction by its platform's clock, in order (a no-op when none is
+    due)."""
+    return transaction_advance_at(transaction_id=transaction_id)
+
+
+def transaction_advance_at(*, transaction_id: UUID, at: dt.datetime | None = None) -> Transaction:
+    """`transaction_advance`, or with `at` the steps due by that instant of its platform's clock, each
+    applied as at that instant (a sandbox clock that moved past them: payments/sandbox_clock.py)."""
     with transaction.atomic():
         quote, txn = transaction_lock(transaction_id)
-        transaction_apply_due(quote, txn, clock.now())
+        offset = platform_clock_offset(txn.platform) if at is None else at - clock.base_now()
+        with clock.platform_offset(offset):
+            transaction_apply_due(quote, txn, clock.now() if at is None else at)
     return txn
 
 
@@ -376,21 +386,24 @@ def transaction_steps_relay(*, limit: int = 5000) -> int:
     turns due rows into tasks, RELAY_CHUNK transactions each, so money movement never waits for
     (or fails with) the broker. A due step is queued once (`step_queued_at` records when) and again
     when it is still due RELAY_REQUEUE_AFTER later. Rows locked by a running change are skipped
-    until the next run, so relays on several workers never queue the same row twice."""
-    now = clock.now()
+    until the next run, so relays on several workers never queue the same row twice. Each platform's
+    steps fall due by its own clock (payments/platform_clock.py)."""
+    due: list[UUID] = []
     with transaction.atomic():
-        due = list(
-            Transaction.objects.select_for_update(skip_locked=True)
-            .filter(next_step_at__lte=now)
-            .filter(
-                Q(step_queued_at__isnull=True)
-                | Q(step_queued_at__lt=F("next_step_at"))
-                | Q(step_queued_at__lt=now - RELAY_REQUEUE_AFTER)
+        for rows, now in platform_clock_groups(clock.base_now()):
+            queued = list(
+                Transaction.objects.select_for_update(skip_locked=True)
+                .filter(rows, next_step_at__lte=now)
+                .filter(
+                    Q(step_queued_at__isnull=True)
+                    | Q(step_queued_at__lt=F("next_step_at"))
+                    | Q(step_queued_at__lt=now - RELAY_REQUEUE_AFTER)
+                )
+                .order_by("next_step_at")
+                .values_list("pk", flat=True)[: limit - len(due)]
             )
-            .order_by("next_step_at")
-            .values_list("pk", flat=True)[:limit]
-        )
-        Transaction.objects.filter(pk__in=due).update(step_queued_at=now)
+            Transaction.objects.filter(pk__in=queued).update(step_queued_at=now)
+            due += queued
     for start in range(0, len(due), RELAY_CHUNK):
         chunk = [str(pk) for pk in due[start : start + RELAY_CHUNK]]
         try:

@@ -1,0 +1,105 @@
+"""Sandbox test clocks: each platform's own time, which it may move forward and reset to real time
+(`/sandbox/clock`, our extension; 404 in production mode, where every platform runs on real time).
+
+A platform's clock is an offset on its row (`Platform.sandbox_clock_offset`). The code serving one
+platform runs on its time (`platform_time`; an API request from its authentication on), so every rule
+that reads `clock.now()` follows it: expiries, sandbox timelines, sessions, codes, daily volumes.
+Work that serves every platform at once (the due-step relay, the wallet-settlement sweep) takes the
+moved clocks' platforms one group each (`platform_clock_groups`). The webhook retry schedule runs on
+the base clock; moving a platform's clock forward pulls its waiting retries in by as much.
+
+Moving the clock forward applies what fell due at once, in time order: each due step runs at its own
+instant (its `settledAt`, its webhooks' timestamps), by the same locked function the workers run, so
+a worker racing the move finds the step already popped, or pops it first, and it happens once."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Final
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Greatest
+
+from payments import clock
+from payments.errors import FieldError, InvalidInput
+from payments.models import Platform, Transaction, WebhookEvent
+from payments.platform_clock import platform_clock_offset, platform_time_enter, sandbox_clock_only
+from payments.transactions import transaction_advance_at
+
+MAX_ADVANCE: Final = dt.timedelta(days=3660)  # ten years in one move; keeps instants far from year 9999
+CATCH_UP_STEPS: Final = 100_000  # due steps one move applies itself; the workers apply any beyond
+
+
+def sandbox_clock_get(*, platform: Platform) -> dt.datetime:
+    sandbox_clock_only()
+    return clock.base_now() + platform_clock_offset(platform)
+
+
+def sandbox_clock_advance(
+    *, platform: Platform, by: dt.timedelta | None = None, to: dt.datetime | None = None
+) -> dt.datetime:
+    """Move the platform's clock forward `by` a duration or `to` an instant (never backwards: 400), then
+    apply what fell due, in order. Returns the new time."""
+    sandbox_clock_only()
+    with transaction.atomic():
+        row = Platform.objects.select_for_update().only("pk", "sandbox_clock_offset").get(pk=platform.pk)
+        base = clock.base_now()
+        current = base + row.sandbox_clock_offset
+        field, step = ("by", by) if by is not None else ("to", None if to is None else to - current)
+        if step is None or not clock.ZERO <= step <= MAX_ADVANCE:
+            raise InvalidInput(errors=[_backwards(field, current)])
+        target = current + step
+        offset = target - base
+        Platform.objects.filter(pk=row.pk).update(sandbox_clock_offset=offset)
+        _pull_in_webhook_retries(platform, target - current, base)
+    platform.sandbox_clock_offset = offset
+    platform_time_enter(platform)
+    sandbox_clock_catch_up(platform=platform, until=target)
+    return clock.now()
+
+
+def _backwards(field: str, current: dt.datetime) -> FieldError:
+    days = MAX_ADVANCE.days
+    message = f"must move the sandbox clock forward from {current.isoformat()}, by at most {days} days"
+    return FieldError(field, message, {"minimum": 0})
+
+
+def _pull_in_webhook_retries(platform: Platform, delta: dt.timedelta, base: dt.datetime) -> None:
+    """The platform's events waiting for a retry are due `delta` sooner (at the latest now). An event
+    leased to a worker (its next_attempt_at the lease's end, never later than a lease from now) is
+    left alone: the worker holding it decides its outcome."""
+    leases_end = base + dt.timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS)
+    WebhookEvent.objects.filter(
+        platform=platform, status=WebhookEvent.Status.PENDING, next_attempt_at__gt=leases_end
+    ).update(next_attempt_at=Greatest(F("next_attempt_at") - delta, base), task_due_at=None)
+
+
+def sandbox_clock_catch_up(*, platform: Platform, until: dt.datetime) -> int:
+    """Apply the platform's steps due by `until`, earliest first across its transactions, each at its
+    own instant (a step may schedule another, e.g. a refund that settles later, which then takes its
+    turn). Returns how many rounds applied something."""
+    rounds = 0
+    for _ in range(CATCH_UP_STEPS):
+        earliest = (
+            Transaction.objects.filter(platform=platform, next_step_at__lte=until)
+            .order_by("next_step_at", "pk")
+            .values_list("pk", "next_step_at")
+            .first()
+        )
+        if earliest is None:
+            break
+        transaction_advance_at(transaction_id=earliest[0], at=earliest[1])
+        rounds += 1
+    return rounds
+
+
+def sandbox_clock_reset(*, platform: Platform) -> dt.datetime:
+    """Back to real time. Steps scheduled on the moved clock stay where they are, due when real time
+    reaches them."""
+    sandbox_clock_only()
+    Platform.objects.filter(pk=platform.pk).update(sandbox_clock_offset=clock.ZERO)
+    platform.sandbox_clock_offset = clock.ZERO
+    platform_time_enter(platform)
+    return clock.now()
