@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from uuid import UUID
 
 from django.conf import settings
 from django.db.models import Q
@@ -50,3 +51,20 @@ def platform_clock_groups(base_now: dt.datetime) -> list[tuple[Q, dt.datetime]]:
     )
     groups = [(~Q(platform_id__in=list(moved)) if moved else Q(), base_now)]
     return groups + [(Q(platform_id=pk), base_now + offset) for pk, offset in moved.items()]
+
+
+def platform_time_of(platform_id: UUID) -> AbstractContextManager[None]:
+    """`platform_time` for a platform known by its key (a worker's task about one of its rows)."""
+    offset = clock.ZERO
+    if not settings.PRODUCTION:
+        offsets = Platform.objects.filter(pk=platform_id).values_list("sandbox_clock_offset", flat=True)
+        offset = next(iter(offsets), clock.ZERO)
+    return clock.platform_offset(offset)
+
+
+def due_by_platform_clocks(field: str) -> Q:
+    """Rows (with a `platform` key) whose `field` instant has passed by their platform's clock."""
+    due = Q(pk__in=[])
+    for rows, now in platform_clock_groups(clock.base_now()):
+        due |= rows & Q(**{f"{field}__lte": now})
+    return due
