@@ -56,7 +56,7 @@ def sandbox_clock_advance(
         _pull_in_webhook_retries(platform, target - current, base)
     platform.sandbox_clock_offset = offset
     platform_time_enter(platform)
-    sandbox_clock_catch_up(platform=platform, until=target)
+    sandbox_clock_catch_up(platform=platform, since=current, until=target)
     return clock.now()
 
 
@@ -76,10 +76,11 @@ def _pull_in_webhook_retries(platform: Platform, delta: dt.timedelta, base: dt.d
     ).update(next_attempt_at=Greatest(F("next_attempt_at") - delta, base), task_due_at=None)
 
 
-def sandbox_clock_catch_up(*, platform: Platform, until: dt.datetime) -> int:
+def sandbox_clock_catch_up(*, platform: Platform, since: dt.datetime, until: dt.datetime) -> int:
     """Apply the platform's steps due by `until`, earliest first across its transactions, each at its
     own instant (a step may schedule another, e.g. a refund that settles later, which then takes its
-    turn). Returns how many rounds applied something."""
+    turn); one already due at `since`, the clock's time before the move, as at `since`, so nothing
+    is told as happening before what was told already. Returns how many rounds applied something."""
     rounds = 0
     for _ in range(CATCH_UP_STEPS):
         earliest = (
@@ -90,7 +91,7 @@ def sandbox_clock_catch_up(*, platform: Platform, until: dt.datetime) -> int:
         )
         if earliest is None:
             break
-        transaction_advance_at(transaction_id=earliest[0], at=earliest[1])
+        transaction_advance_at(transaction_id=earliest[0], at=max(earliest[1], since))
         rounds += 1
     return rounds
 
