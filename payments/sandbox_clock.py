@@ -1,20 +1,17 @@
-"""Sandbox test clocks: each platform's own time, which it may move forward and reset to real time
-(`/sandbox/clock`, our extension; 404 in production mode, where every platform runs on real time).
+"""Sandbox test clocks: a platform moves its own time forward and back to real time (`/sandbox/clock`,
+our extension; 404 in production mode). Which code runs on which platform's time is
+payments/platform_clock.py. The webhook retry schedule runs on the base clock; moving a platform's
+clock forward pulls its waiting retries in by as much.
 
-A platform's clock is an offset on its row (`Platform.sandbox_clock_offset`). The code serving one
-platform runs on its time (`platform_time`; an API request from its authentication on), so every rule
-that reads `clock.now()` follows it: expiries, sandbox timelines, sessions, codes, daily volumes.
-Work that serves every platform at once (the due-step relay, the wallet-settlement sweep) takes the
-moved clocks' platforms one group each (`platform_clock_groups`). The webhook retry schedule runs on
-the base clock; moving a platform's clock forward pulls its waiting retries in by as much.
-
-Moving the clock forward applies what fell due at once, in time order: each due step runs at its own
-instant (its `settledAt`, its webhooks' timestamps), by the same locked function the workers run, so
-a worker racing the move finds the step already popped, or pops it first, and it happens once."""
+Moving the clock forward applies what fell due before it answers, in time order: each due step runs
+at its own instant (its `settledAt`, its webhooks' timestamps), by the same locked function the
+workers run (a step is popped under its transaction's row lock, so it happens once whoever runs it),
+before the new time is stored: workers see the new time only once nothing it made due is left."""
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from typing import Final
 
 from django.conf import settings
@@ -23,12 +20,15 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 
 from payments import clock
-from payments.errors import FieldError, InvalidInput
+from payments.errors import Conflict, FieldError, InvalidInput
 from payments.models import Platform, Transaction, WebhookEvent
 from payments.platform_clock import platform_clock_offset, platform_time_enter, sandbox_clock_only
 from payments.transactions import transaction_advance_at
 
+log = logging.getLogger(__name__)
+
 MAX_ADVANCE: Final = dt.timedelta(days=3660)  # ten years in one move; keeps instants far from year 9999
+MOVE_ATTEMPTS: Final = 5
 CATCH_UP_STEPS: Final = 100_000  # due steps one move applies itself; the workers apply any beyond
 
 
@@ -43,20 +43,29 @@ def sandbox_clock_advance(
     """Move the platform's clock forward `by` a duration or `to` an instant (never backwards: 400), then
     apply what fell due, in order. Returns the new time."""
     sandbox_clock_only()
-    with transaction.atomic():
-        row = Platform.objects.select_for_update().only("pk", "sandbox_clock_offset").get(pk=platform.pk)
+    for _ in range(MOVE_ATTEMPTS):
+        known = Platform.objects.filter(pk=platform.pk).values_list("sandbox_clock_offset", flat=True).get()
         base = clock.base_now()
-        current = base + row.sandbox_clock_offset
+        current = base + known
         field, step = ("by", by) if by is not None else ("to", None if to is None else to - current)
         if step is None or not clock.ZERO <= step <= MAX_ADVANCE:
             raise InvalidInput(errors=[_backwards(field, current)])
         target = current + step
-        offset = target - base
-        Platform.objects.filter(pk=row.pk).update(sandbox_clock_offset=offset)
-        _pull_in_webhook_retries(platform, target - current, base)
-    platform.sandbox_clock_offset = offset
+        # Before the new time is stored: until then the workers see none of these steps as due, so
+        # none is applied late, at the new time instead of its own.
+        sandbox_clock_catch_up(platform=platform, since=current, until=target)
+        with transaction.atomic():
+            moved = Platform.objects.filter(pk=platform.pk, sandbox_clock_offset=known).update(
+                sandbox_clock_offset=target - base
+            )
+            if moved:
+                _pull_in_webhook_retries(platform, step, base)
+                break
+        # Another move of this clock was stored meanwhile: this one goes on from there.
+    else:
+        raise Conflict("The sandbox clock is being moved by other requests; try again")
+    platform.sandbox_clock_offset = target - base
     platform_time_enter(platform)
-    sandbox_clock_catch_up(platform=platform, since=current, until=target)
     return clock.now()
 
 
@@ -81,17 +90,22 @@ def sandbox_clock_catch_up(*, platform: Platform, since: dt.datetime, until: dt.
     own instant (a step may schedule another, e.g. a refund that settles later, which then takes its
     turn); one already due at `since`, the clock's time before the move, as at `since`, so nothing
     is told as happening before what was told already. Returns how many rounds applied something."""
-    rounds = 0
+    rounds, failed = 0, set()
     for _ in range(CATCH_UP_STEPS):
         earliest = (
             Transaction.objects.filter(platform=platform, next_step_at__lte=until)
+            .exclude(pk__in=failed)
             .order_by("next_step_at", "pk")
             .values_list("pk", "next_step_at")
             .first()
         )
         if earliest is None:
             break
-        transaction_advance_at(transaction_id=earliest[0], at=max(earliest[1], since))
+        try:
+            transaction_advance_at(transaction_id=earliest[0], at=max(earliest[1], since))
+        except Exception:  # as the workers do: one transaction's failure stops no other
+            log.exception("could not apply the due steps of transaction %s", earliest[0])
+            failed.add(earliest[0])
         rounds += 1
     return rounds
 

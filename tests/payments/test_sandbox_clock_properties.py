@@ -26,7 +26,12 @@ pytestmark = pytest.mark.django_db
 FUNDED, AMOUNT = 1_000_000, 10_000
 SLACK = dt.timedelta(seconds=2)  # real time passing between the requests of one example
 # By the payee's account number: what happens to a payout to it (payments/rails/sandbox.py).
-PAYEES = {"1234567003": "slow", "1234567005": "returned", "1234567010": "slow refund", "1234567890": "at once"}
+PAYEES = {
+    "1234567003": "slow",
+    "1234567005": "returned",
+    "1234567010": "slow refund",
+    "1234567890": "at once",
+}
 
 operations = st.lists(
     st.one_of(
