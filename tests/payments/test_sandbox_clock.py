@@ -182,3 +182,47 @@ def test_the_relay_takes_each_platform_by_its_own_clock(api, other_api, monkeypa
     assert transaction_steps_relay() == 1
     transactions_advance_task(queued[-1])
     assert _status(other_api, their_quote) == "COMPLETED"
+
+
+def test_the_daily_volume_starts_again_on_the_platforms_next_day(api, other_api):
+    for platform in (api.platform, other_api.platform):
+        platform.daily_volume_limit = 15_000
+        platform.save()
+    ours, theirs = _sender(api, 10**8), _sender(other_api, 10**8)
+    for which, sender in ((api, ours), (other_api, theirs)):
+        _pay(which, sender, "1234567890", amount=10_000)
+        customer, source = sender
+        payee = usd_external(which.platform, customer, account_number="1234567890")
+        quote = which.post("/quotes", quote_body(source.public_id, payee.public_id, 10_000)).json()
+        assert which.post(f"/quotes/{quote['id']}/execute").status_code == 429
+    _advance(api, by="P1D")
+    _pay(api, ours, "1234567890", amount=10_000)
+    customer, source = theirs
+    payee = usd_external(other_api.platform, customer, account_number="1234567890")
+    quote = other_api.post("/quotes", quote_body(source.public_id, payee.public_id, 10_000)).json()
+    assert other_api.post(f"/quotes/{quote['id']}/execute").status_code == 429
+
+
+def test_a_move_pulls_the_platforms_waiting_webhook_retries_in(api, other_api, settings):
+    for platform in (api.platform, other_api.platform):
+        platform.webhook_endpoint = "https://example.com/hooks"
+        platform.save()
+    _sender(api)  # each records events
+    _sender(other_api)
+    base = clock.base_now()
+    later = base + dt.timedelta(hours=2)
+    leased_until = base + dt.timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS - 5)
+    ours = WebhookEvent.objects.filter(platform=api.platform)
+    waiting, leased = ours.order_by("pk")[:2]
+    WebhookEvent.objects.filter(pk=waiting.pk).update(status="PENDING", next_attempt_at=later)
+    WebhookEvent.objects.filter(pk=leased.pk).update(status="PENDING", next_attempt_at=leased_until)
+    theirs = WebhookEvent.objects.filter(platform=other_api.platform).first()
+    WebhookEvent.objects.filter(pk=theirs.pk).update(status="PENDING", next_attempt_at=later)
+    _advance(api, by="PT1H")
+    assert abs(WebhookEvent.objects.get(pk=waiting.pk).next_attempt_at - (later - dt.timedelta(hours=1))) < (
+        dt.timedelta(seconds=1)
+    )
+    _advance(api, by="PT2H")
+    assert WebhookEvent.objects.get(pk=waiting.pk).next_attempt_at <= clock.base_now()  # due now
+    assert WebhookEvent.objects.get(pk=leased.pk).next_attempt_at == leased_until  # its worker decides
+    assert WebhookEvent.objects.get(pk=theirs.pk).next_attempt_at == later
