@@ -11,9 +11,11 @@ from django.test import override_settings
 
 from payments import clock
 from payments.accounts import account_balance
-from payments.models import LedgerJournal, WebhookEvent
+from payments.models import CardTransaction, LedgerJournal, WebhookEvent
 from payments.tasks import transactions_advance_task
 from payments.transactions import transaction_steps_relay
+from tests.payments.card_support import authorize, cardholder, issue
+from tests.payments.kyc_support import create, individual
 from tests.payments.money_support import consenting_customer, funded_account, quote_body, usd_external
 
 pytestmark = pytest.mark.django_db
@@ -226,3 +228,24 @@ def test_a_move_pulls_the_platforms_waiting_webhook_retries_in(api, other_api, s
     assert WebhookEvent.objects.get(pk=waiting.pk).next_attempt_at <= clock.base_now()  # due now
     assert WebhookEvent.objects.get(pk=leased.pk).next_attempt_at == leased_until  # its worker decides
     assert WebhookEvent.objects.get(pk=theirs.pk).next_attempt_at == later
+
+
+def test_a_delayed_card_pull_confirms_by_the_platforms_clock(api):
+    customer, account = cardholder(api, 10_000)
+    card = issue(api, customer, account)
+    assert authorize(api, card, 700, descriptor="HARDWARE STORE-005").status_code == 202
+    txn = CardTransaction.objects.get(card_id=card["id"].split(":", 1)[1])
+    assert api.get(f"/transactions/{txn.public_id}").json()["pullSummary"]["pendingCount"] == 1
+    _advance(api, by="PT31S")
+    assert api.get(f"/transactions/{txn.public_id}").json()["pullSummary"]["pendingCount"] == 0
+
+
+def test_a_hosted_onboarding_link_lapses_by_its_platforms_clock(api, client):
+    customer = create(api, individual("Jane 001"))
+    link = api.post(f"/customers/{customer['id']}/kyc-link", {"redirectUri": "https://platform.example/done"})
+    path = link.json()["kycUrl"].removeprefix("http://testserver")
+    assert client.get(path).status_code in (200, 302)  # open: a step of the flow
+    _advance(api, by="PT23H")
+    assert client.get(path).status_code in (200, 302)
+    _advance(api, by="PT1H1S")
+    assert client.get(path).status_code == 410
