@@ -18,7 +18,7 @@ from payments.api.schema import operations
 from payments.platform_clock import sandbox_clock_only
 from payments.sandbox_clock import sandbox_clock_advance, sandbox_clock_get, sandbox_clock_reset
 from payments.wire.parsing import CrossCheckedSerializer
-from payments.wire.time import utc_timestamp
+from payments.wire.time import UtcDateTimeField, utc_timestamp
 
 EXTENSION = (
     "Our own extension for testing, not part of the reference interface; sandbox mode only (404 in "
@@ -33,7 +33,7 @@ DURATION = r"^P(?=\d|T\d)(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$"
 class SandboxClockSerializer(serializers.Serializer):
     """The platform's sandbox clock."""
 
-    currentTime = serializers.CharField(help_text="The platform's time now (RFC 3339, UTC)")
+    currentTime = UtcDateTimeField(help_text="The platform's time now (RFC 3339, UTC)")
     realTime = serializers.BooleanField(help_text="Whether the clock shows real time (never moved)")
     aheadBySeconds = serializers.FloatField(help_text="How far it runs ahead of real time, in seconds")
 
