@@ -7,6 +7,7 @@ import datetime as dt
 import json
 
 import pytest
+import yaml
 from django.test import override_settings
 
 from payments import clock
@@ -249,3 +250,17 @@ def test_a_hosted_onboarding_link_lapses_by_its_platforms_clock(api, client):
     assert client.get(path).status_code in (200, 302)
     _advance(api, by="PT1H1S")
     assert client.get(path).status_code == 410
+
+
+def test_the_openapi_document_marks_the_clock_as_our_extension(client):
+    document = yaml.safe_load(client.get("/api/2025-10-13/openapi.yaml").content)
+    paths = document["paths"]
+    operations = [
+        paths["/sandbox/clock"]["get"],
+        paths["/sandbox/clock/advance"]["post"],
+        paths["/sandbox/clock/reset"]["post"],
+    ]
+    for operation in operations:
+        assert "not part of the reference" in operation["description"]
+        assert "404" in operation["responses"]
+    assert "400" in paths["/sandbox/clock/advance"]["post"]["responses"]
