@@ -24,6 +24,7 @@ from payments.errors import Conflict, FieldError, InvalidInput
 from payments.models import Platform, Transaction, WebhookEvent
 from payments.platform_clock import platform_clock_offset, platform_time_enter, sandbox_clock_only
 from payments.transactions import transaction_advance_at
+from payments.wire.time import utc_timestamp
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +72,7 @@ def sandbox_clock_advance(
 
 def _backwards(field: str, current: dt.datetime) -> FieldError:
     days = MAX_ADVANCE.days
-    message = f"must move the sandbox clock forward from {current.isoformat()}, by at most {days} days"
+    message = f"must move the sandbox clock forward from {utc_timestamp(current)}, by at most {days} days"
     return FieldError(field, message, {"minimum": 0})
 
 
