@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 
+import pyotp
 import pytest
 import yaml
 from django.test import override_settings
@@ -18,6 +19,7 @@ from payments.transactions import transaction_steps_relay
 from tests.payments.card_support import authorize, cardholder, issue
 from tests.payments.kyc_support import create, individual
 from tests.payments.money_support import consenting_customer, funded_account, quote_body, usd_external
+from tests.payments.sca_support import EU_ADDRESS, PHONE, sca_path
 
 pytestmark = pytest.mark.django_db
 
@@ -264,3 +266,17 @@ def test_the_openapi_document_marks_the_clock_as_our_extension(client):
         assert "not part of the reference" in operation["description"]
         assert "404" in operation["responses"]
     assert "400" in paths["/sandbox/clock/advance"]["post"]["responses"]
+
+
+def test_an_authenticator_apps_real_code_still_works_on_a_moved_clock(api):
+    customer, _ = consenting_customer(
+        api.platform, address=EU_ADDRESS, phone_number=PHONE, email="erika@example.com"
+    )
+    _advance(api, by="P1D")
+    started = api.post(sca_path("/sca/factors", customer), {"type": "TOTP"}).json()
+    secret = started["secretBase32Encoded"]
+    code = pyotp.TOTP(secret).at(dt.datetime.now(dt.UTC))  # the app's clock is real
+    confirmed = api.post(
+        sca_path("/sca/factors/confirm", customer), {"type": "TOTP", "secret": secret, "code": code}
+    )
+    assert confirmed.status_code == 200, confirmed.json()

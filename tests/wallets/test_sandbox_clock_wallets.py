@@ -1,11 +1,17 @@
 """Wallet rules follow the platform's sandbox clock (`/sandbox/clock`): session lifetimes, one-time
-code expiry and lock windows, resend limits; another platform's wallets keep real time."""
+code expiry and lock windows, resend limits; another platform's wallets keep real time, and so do
+outside parties' times (an identity provider's tokens)."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
+from payments import clock
 from tests.wallets.conftest import Wallet, wallet_for
+from tests.wallets.test_oidc import CPK, SUBJECT, sandbox_token
+from wallets.oidc import oidc_token_check
 
 pytestmark = pytest.mark.django_db
 
@@ -51,3 +57,9 @@ def test_the_resend_window_reopens_by_the_platforms_clock(wallet: Wallet):
     assert wallet.api.post(f"/auth/credentials/{credential_id}/challenge").status_code == 429
     _advance(wallet.api, "PT10M1S")
     assert wallet.api.post(f"/auth/credentials/{credential_id}/challenge").status_code == 200
+
+
+def test_an_identity_providers_token_is_checked_against_real_time_on_a_moved_clock():
+    token = sandbox_token()  # issued now, by a provider on real time
+    with clock.platform_offset(dt.timedelta(days=1)):
+        assert oidc_token_check(token=token, client_public_key=CPK, production=False).sub == SUBJECT
