@@ -1,5 +1,6 @@
 """The portal's sandbox banner shows the platform's sandbox clock once it is not real time, and its
-'Advance 10 minutes' control moves it (a 003 payout completes); a quote lapses by that clock."""
+'Advance 10 minutes' control moves it (a 003 payout completes); a quote and a sign-in lock end by
+that clock."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 
 from payments.models import Platform
 from tests.payments.portal_money_support import bank_send, confirm, funded, quote_page, visible_text, words
-from tests.wallets.portal_support import PortalBrowser
+from tests.wallets.portal_support import PortalBrowser, signed_up
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,3 +47,22 @@ def test_advancing_needs_a_sign_in_and_an_outside_next_goes_home(portal_platform
     moved = browser.post(ADVANCE, {"next": "https://evil.example/"})
     assert moved.status_code == 302 and moved["Location"] == "/home/"
     assert Platform.objects.get(pk=portal_platform.platform.pk).sandbox_clock_offset.total_seconds() >= 600
+
+
+def test_a_sign_in_lock_ends_when_the_sandbox_clock_passes_it(portal_platform, settings):
+    settings.WALLET_OTP_MAX_FAILED_ATTEMPTS = 2
+    signed_up("lock@example.com")
+    browser = PortalBrowser()
+    browser.start_code_login("lock@example.com")
+    browser.enter_code("222222")
+    locked = browser.enter_code("333333")
+    assert locked.status_code == 423 and "(in 15 minutes)" in visible_text(locked)
+    signed_in = funded("mover@example.com")
+    signed_in.post(ADVANCE)
+    # The lock ends 5 minutes from now on the service's clock, and so the portal says.
+    still = browser.enter_code()
+    assert still.status_code == 423 and "(in 5 minutes)" in visible_text(still)
+    signed_in.post(ADVANCE)
+    # The lock is over; the code it held back lapsed meanwhile (5 minutes), by the same clock.
+    after = visible_text(browser.enter_code())
+    assert "locked" not in after and "This code has expired. Ask for a new code below." in after

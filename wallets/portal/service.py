@@ -105,3 +105,15 @@ def service_now(client: ServiceClient) -> dt.datetime:
     forward (quotes then lapse by it); real time in production mode or when it cannot be read."""
     clock = sandbox_clock(client)
     return clock.current_time if clock is not None else timezone.now()
+
+
+def on_portal_time(client: ServiceClient, instant: str | None) -> str | None:
+    """An instant the service named (on the platform's sandbox clock, e.g. a lock's `lockedUntil`) as
+    ISO text on the portal's own real-time clock: as far from now as the service meant it."""
+    if not instant:
+        return instant
+    try:
+        at = dt.datetime.fromisoformat(instant.replace("Z", "+00:00"))
+    except ValueError:
+        return instant
+    return (at - (service_now(client) - timezone.now())).isoformat()
