@@ -66,3 +66,13 @@ def test_a_sign_in_lock_ends_when_the_sandbox_clock_passes_it(portal_platform, s
     # The lock is over; the code it held back lapsed meanwhile (5 minutes), by the same clock.
     after = visible_text(browser.enter_code())
     assert "locked" not in after and "This code has expired. Ask for a new code below." in after
+
+
+def test_a_session_that_lapsed_on_the_sandbox_clock_sends_the_user_to_sign_in(portal_platform):
+    browser = funded("lapsed@example.com")
+    browser.post(ADVANCE)
+    browser.post(ADVANCE)  # 20 minutes: past the wallet session's 15
+    url = quote_page(browser, bank_send())
+    response = browser.post(url)
+    assert response.status_code == 302, visible_text(response)
+    assert response["Location"].startswith("/login/?next=%2Fquotes%2FQuote"), response["Location"]
