@@ -17,6 +17,7 @@ from django.db import models, transaction
 from django.db.models import F, Q
 
 from payments import clock
+from payments.platform_clock import platform_clock_groups
 from project.publishing import task_named
 
 log = logging.getLogger(__name__)
@@ -57,21 +58,25 @@ def due_steps_relay(model: type[models.Model], task: str, *, limit: int = 5000) 
     Money movement never waits for (or fails with) the broker: RELAY_CHUNK rows per task. A due step
     is queued once (`step_queued_at` records when) and again when it is still due RELAY_REQUEUE_AFTER
     later. Rows locked by a running change are skipped until the next run, so relays on several
-    workers never queue the same row twice."""
-    now = clock.now()
+    workers never queue the same row twice. Each platform's rows fall due by its own clock
+    (`payments.platform_clock`)."""
+    due: list[Any] = []
+    rows = model._default_manager
     with transaction.atomic():
-        due = list(
-            model._default_manager.select_for_update(skip_locked=True)
-            .filter(next_step_at__lte=now)
-            .filter(
-                Q(step_queued_at__isnull=True)
-                | Q(step_queued_at__lt=F("next_step_at"))
-                | Q(step_queued_at__lt=now - RELAY_REQUEUE_AFTER)
+        for platform_rows, now in platform_clock_groups(clock.base_now()):
+            queued = list(
+                rows.select_for_update(skip_locked=True)
+                .filter(platform_rows, next_step_at__lte=now)
+                .filter(
+                    Q(step_queued_at__isnull=True)
+                    | Q(step_queued_at__lt=F("next_step_at"))
+                    | Q(step_queued_at__lt=now - RELAY_REQUEUE_AFTER)
+                )
+                .order_by("next_step_at")
+                .values_list("pk", flat=True)[: limit - len(due)]
             )
-            .order_by("next_step_at")
-            .values_list("pk", flat=True)[:limit]
-        )
-        model._default_manager.filter(pk__in=due).update(step_queued_at=now)
+            rows.filter(pk__in=queued).update(step_queued_at=now)
+            due += queued
     for start in range(0, len(due), RELAY_CHUNK):
         chunk = [str(pk) for pk in due[start : start + RELAY_CHUNK]]
         try:

@@ -23,6 +23,7 @@ from payments.contact_verification import contact_verification_require_verified
 from payments.customers import customer_get, customer_get_for_update
 from payments.errors import FieldError, Gone, InvalidInput, ResourceNotFound
 from payments.models import OnboardingLink, Platform, Verification
+from payments.platform_clock import platform_time_enter
 from payments.verifications import verification_submit
 
 LINK_LIFETIME = dt.timedelta(hours=24)
@@ -104,6 +105,7 @@ def _find(token: str, *, lock: bool) -> OnboardingLink:
     # The lookup is by digest, so its timing says nothing about the token; the compare is belt and braces.
     if link is None or not hmac.compare_digest(link.token_digest, digest):
         raise OnboardingLinkUnknown()
+    platform_time_enter(link.customer.platform)  # a hosted page runs on the link's platform's clock
     if link.used_at is not None:
         raise OnboardingLinkUsed()
     if link.expires_at <= clock.now():

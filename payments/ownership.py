@@ -54,6 +54,7 @@ from payments.external_accounts import (
 )
 from payments.limits import usd_cents
 from payments.models import ExternalAccount, OwnershipChallenge, OwnershipChallengeStatus, Platform
+from payments.platform_clock import platform_time_enter
 from payments.state_machines import StateMachine, update_row
 from payments.wallet_signatures import wallet_signature_valid
 
@@ -245,12 +246,13 @@ class OwnershipLinkClosed(ServiceError, status=410, code="LINK_CLOSED"):
 def _by_token(token: Any, *, lock: bool) -> OwnershipChallenge:
     if not isinstance(token, str) or not 16 <= len(token) <= 128:
         raise OwnershipLinkUnknown()
-    rows = OwnershipChallenge.objects.select_related("external_account")
+    rows = OwnershipChallenge.objects.select_related("external_account", "platform")
     if lock:
         rows = rows.select_for_update(of=("self", "external_account"))
     challenge = rows.filter(link_token_digest=_digest(token), method=Method.LIVENESS).first()
     if challenge is None:
         raise OwnershipLinkUnknown()
+    platform_time_enter(challenge.platform)  # a hosted page runs on the link's platform's clock
     return challenge
 
 

@@ -4,9 +4,10 @@ from uuid import UUID
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
-from celery.signals import worker_process_shutdown, worker_shutdown
+from celery.signals import task_prerun, worker_process_shutdown, worker_shutdown
 from django.db import InterfaceError, OperationalError
 
+from payments import clock
 from payments.bulk_uploads import bulk_upload_fail, bulk_upload_process, bulk_uploads_sweep
 from payments.idempotency import idempotency_keys_sweep
 from payments.stablecoins import stablecoin_operations_advance, stablecoin_operations_relay
@@ -40,6 +41,13 @@ def webhook_deliver_task(self, event_id: str, again: bool = False) -> None:
 @worker_process_shutdown.connect  # each prefork pool process
 def _finish_webhook_batch(**kwargs) -> None:
     webhook_deliverer_stop()
+
+
+@task_prerun.connect
+def _start_on_real_time(**kwargs) -> None:
+    """Each task starts on real time; one serving a platform's row moves to its clock
+    (payments/platform_clock.py)."""
+    clock.enter_platform_offset(clock.ZERO)
 
 
 @shared_task

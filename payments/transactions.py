@@ -69,6 +69,7 @@ from payments.ledger import (
 from payments.limits import limits_take_back_daily
 from payments.models import LedgerAccount, LedgerJournal, Platform, Quote, Transaction
 from payments.models import TransactionStatus as Status
+from payments.platform_clock import platform_clock_offset
 from payments.query_plans import Literal, QueryShape, plan_all, plan_first, plan_update
 from payments.quote_status import QUOTE_TRANSITIONS, quote_transition
 from payments.rails import UMA_RAIL, Payout, RailEvent, Step, rail_adapter
@@ -298,10 +299,19 @@ def _locked_rows(transaction_id: UUID):
 
 
 def transaction_advance(*, transaction_id: UUID) -> Transaction:
-    """Apply every due step of the transaction, in order (a no-op when none is due)."""
+    """Apply every due step of the transaction by its platform's clock, in order (a no-op when none is
+    due)."""
+    return transaction_advance_at(transaction_id=transaction_id)
+
+
+def transaction_advance_at(*, transaction_id: UUID, at: dt.datetime | None = None) -> Transaction:
+    """`transaction_advance`, or with `at` the steps due by that instant of its platform's clock, each
+    applied as at that instant (a sandbox clock that moved past them: payments/sandbox_clock.py)."""
     with transaction.atomic():
         quote, txn = transaction_lock(transaction_id)
-        transaction_apply_due(quote, txn, clock.now())
+        offset = platform_clock_offset(txn.platform) if at is None else at - clock.base_now()
+        with clock.platform_offset(offset):
+            transaction_apply_due(quote, txn, clock.now() if at is None else at)
     return txn
 
 
@@ -358,7 +368,7 @@ ADVANCE_TASK = "payments.tasks.transactions_advance_task"  # payments/tasks.py i
 
 def transaction_steps_relay(*, limit: int = 5000) -> int:
     """Queue tasks for the transactions' due steps (every second, CELERY_BEAT_SCHEDULE); the number
-    of transactions (`payments.due_steps.due_steps_relay`)."""
+    of transactions (`payments.due_steps.due_steps_relay`; each platform's fall due by its clock)."""
     return due_steps_relay(Transaction, ADVANCE_TASK, limit=limit)
 
 

@@ -142,8 +142,10 @@ def webhook_emit(
     if not isinstance(data, dict):
         raise ValueError("webhook data must be a dict (the resource in its wire shape)")
     event_id = ids.uuid7()
-    now = clock.now()
-    body = webhook_body(event_id=event_id, type=type, at=now, data=data)
+    # The body tells the platform's time; the retry schedule runs on the base clock (a platform's
+    # clock moving forward pulls its waiting retries in: payments/sandbox_clock.py).
+    at, now = clock.now(), clock.base_now()
+    body = webhook_body(event_id=event_id, type=type, at=at, data=data)
     has_endpoint = bool(platform.webhook_endpoint)
     event = WebhookEvent(
         id=event_id,
@@ -154,8 +156,8 @@ def webhook_emit(
         next_attempt_at=now if has_endpoint else None,
         task_due_at=now if has_endpoint else None,
         last_error="" if has_endpoint else NO_ENDPOINT,
-        created_at=now,
-        updated_at=now,
+        created_at=at,
+        updated_at=at,
     )
     # No savepoint of its own: the event stands or falls with the caller's transaction. Outside one,
     # the INSERT commits at once and so does the hook.
@@ -239,7 +241,7 @@ def _claim_many(
     belong to, oldest first, up to WEBHOOK_BATCH_SIZE events in all (the named ones always among
     them): a worker woken by one task then sends the backlog queued behind it without waiting for
     each event's own message. Events their emitter sends itself (`_SENT_BY_EMITTER`) are left to it."""
-    now = clock.now()
+    now = clock.base_now()
     lease_until = now + dt.timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS)
     due = WebhookEvent.objects.select_for_update(skip_locked=True, of=("self",)).filter(
         status=Status.PENDING, next_attempt_at__lte=now
@@ -276,7 +278,7 @@ def _claim(event_id: UUID) -> tuple[WebhookEvent, dt.datetime] | None:
 def _record_many(deliveries: list[Delivery], lease_until: dt.datetime, *, retry: bool) -> None:
     """Write the attempts and each event's outcome, in one transaction: DELIVERED; a retry after the
     backoff (queued once this commits); or FAILED once the schedule is used up (or `retry` is off)."""
-    now = clock.now()
+    now = clock.base_now()
     retries = []
     with transaction.atomic():
         WebhookAttempt.objects.bulk_create([delivery.attempt for delivery in deliveries])
@@ -312,7 +314,7 @@ def _record_many(deliveries: list[Delivery], lease_until: dt.datetime, *, retry:
 def _release(events: list[WebhookEvent], lease_until: dt.datetime) -> None:
     """Give back claimed events that were not attempted (the batch ran out of time): due now, their
     claim undone, and queued again."""
-    now = clock.now()
+    now = clock.base_now()
     with transaction.atomic():
         WebhookEvent.objects.filter(
             pk__in=[event.pk for event in events], status=Status.PENDING, next_attempt_at=lease_until
@@ -336,7 +338,7 @@ def _attempt(
 ) -> Delivery:
     """One POST of a claimed event, outside any transaction (the claim has committed)."""
     url = event.platform.webhook_endpoint
-    attempt = WebhookAttempt(event=event, started_at=clock.now(), url=url)
+    attempt = WebhookAttempt(event=event, started_at=clock.base_now(), url=url)
     try:
         result = _send(event, url, key)
     except Exception:  # e.g. the signing key cannot be unsealed: still record the attempt and move on
@@ -441,7 +443,7 @@ def webhook_backoff_seconds(attempt: int) -> float:
 def webhook_sweep(*, limit: int | None = None) -> int:
     """Queue every due PENDING event that has no live task (never queued, queue failed, or the task
     looks lost). Does no delivery itself, so a hanging endpoint cannot stall it. Returns how many."""
-    now = clock.now()
+    now = clock.base_now()
     stale = now - dt.timedelta(seconds=settings.WEBHOOK_REQUEUE_AFTER_SECONDS)
     due = list(
         WebhookEvent.objects.filter(status=Status.PENDING, next_attempt_at__lte=now)
@@ -463,7 +465,7 @@ def webhook_sweep(*, limit: int | None = None) -> int:
 @transaction.atomic
 def webhook_redeliver(*, event_ids: list[UUID]) -> int:
     """Send events again now, with the same ids and a fresh retry schedule (the admin's action)."""
-    now = clock.now()
+    now = clock.base_now()
     count = WebhookEvent.objects.filter(pk__in=event_ids).update(
         status=Status.PENDING,
         attempts=0,

@@ -71,6 +71,7 @@ if env_bool("BENCH_ENDPOINTS", default=False):
 MIDDLEWARE = [
     "log_request_id.middleware.RequestIDMiddleware",  # the request id of every log line (README "Logs")
     "project.metrics.RequestMetricsMiddleware",
+    "payments.api.authentication.platform_clock_middleware",  # a request runs on its platform's clock
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "project.static_files.WhiteNoiseMiddleware",  # whitenoise, its static-file index built once per process

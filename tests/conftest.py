@@ -20,7 +20,8 @@ settings.load_profile("suite")
 @pytest.fixture(autouse=True)
 def _reset_clock():
     clock.reset()
-    yield
+    with clock.served():  # a platform's clock entered by code the test calls directly ends with it
+        yield
     clock.reset()
 
 

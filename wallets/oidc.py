@@ -164,7 +164,7 @@ def _claims_check(
     subject = claims.get("sub")
     if not isinstance(subject, str) or not subject:
         raise OidcInvalid("sub must be a non-empty string")
-    now = clock.now().timestamp()
+    now = clock.base_now().timestamp()  # the issuer's times are real, not a platform's sandbox clock
     issued_at = _numeric_date(claims, "iat")
     if now - issued_at > MAX_AGE_SECONDS:
         raise OidcInvalid("token is too old (iat)")

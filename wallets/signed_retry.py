@@ -63,6 +63,7 @@ from payments import clock, ids
 from payments.canonical import body_sha256, canonical_json
 from payments.errors import ServiceError
 from payments.models import Customer, InternalAccount, Platform
+from payments.platform_clock import due_by_platform_clocks, platform_time_of
 from payments.query_plans import plan_first, plan_update  # every signed retry reads and claims its row
 from payments.state_machines import StateMachine
 from payments.wire.time import utc_timestamp
@@ -580,8 +581,9 @@ def _settle(request: SignedRequest) -> None:
 def request_settle(pk: UUID | str) -> SignedRequest:
     """Settle a PROCESSING request whose settlement is due; anything else is returned unchanged."""
     request = _locked(pk)
-    if request.status == Status.PROCESSING and request.settle_at <= clock.now():
-        _settle(request)
+    with platform_time_of(request.platform_id):
+        if request.status == Status.PROCESSING and request.settle_at <= clock.now():
+            _settle(request)
     return request
 
 
@@ -590,7 +592,7 @@ def requests_settle_due(
 ) -> int:
     """Apply every due settlement: of operations in the given accounts (a customer's operation spans
     its wallets), or of `kind` on `target`. Reads call this so that none waits for a worker."""
-    due = SignedRequest.objects.filter(status=Status.PROCESSING, settle_at__lte=clock.now())
+    due = SignedRequest.objects.filter(due_by_platform_clocks("settle_at"), status=Status.PROCESSING)
     if kind is not None:
         due = due.filter(kind=kind, target=target)
     wanted = None

@@ -7,8 +7,21 @@ import binascii
 
 from rest_framework import authentication, exceptions, permissions
 
+from payments import clock
 from payments.models import ApiToken
+from payments.platform_clock import platform_time_enter
 from payments.platforms import token_authenticate
+
+
+def platform_clock_middleware(get_response):
+    """Each request starts on real time; its API authentication puts it on its platform's clock
+    (payments/platform_clock.py) until it ends."""
+
+    def middleware(request):
+        with clock.served():
+            return get_response(request)
+
+    return middleware
 
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):
@@ -29,6 +42,7 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         token = token_authenticate(client_id=client_id, secret=secret)
         if token is None:
             raise exceptions.AuthenticationFailed("Invalid API token credentials")
+        platform_time_enter(token.platform)
         return None, token
 
     def authenticate_header(self, request) -> str:

@@ -36,6 +36,7 @@ from payments.api.quotes import QuoteCreateApi, QuoteDetailApi, QuoteExecuteApi
 from payments.api.receivers import ReceiverExternalAccountLookupApi, ReceiverUmaLookupApi
 from payments.api.routing import routes
 from payments.api.sandbox import SandboxFundApi, SandboxSendApi, SandboxUmaReceiveApi
+from payments.api.sandbox_clock import SandboxClockAdvanceApi, SandboxClockApi, SandboxClockResetApi
 from payments.api.sca import (
     BeneficiaryTrustConfirmApi,
     BeneficiaryTrustStartApi,
@@ -253,6 +254,9 @@ urlpatterns = [
         ("sandbox/internal-accounts/<str:accountId>/fund", SandboxFundApi, "sandbox-fund"),
         ("sandbox/send", SandboxSendApi, "sandbox-send"),
         ("sandbox/uma/receive", SandboxUmaReceiveApi, "sandbox-uma-receive"),
+        ("sandbox/clock", SandboxClockApi, "sandbox-clock"),
+        ("sandbox/clock/advance", SandboxClockAdvanceApi, "sandbox-clock-advance"),
+        ("sandbox/clock/reset", SandboxClockResetApi, "sandbox-clock-reset"),
     ),
     *routes(
         "sandbox/cards/<str:id>/simulate/",

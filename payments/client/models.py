@@ -253,6 +253,16 @@ class OwnershipChallenge:
 
 
 @record
+class SandboxClock:
+    """A platform's sandbox test clock (sandbox only): its time, and how far it runs ahead of real time."""
+
+    current_time: dt.datetime
+    real_time: bool
+    ahead_by_seconds: float
+    raw: dict[str, Any] = _raw()
+
+
+@record
 class WalletExport:
     """`encrypted_wallet_credentials` opens with `wallet_crypto.export_bundle_open` and the private key
     of the `client_public_key` sent. The service never keeps it: this is the only copy."""

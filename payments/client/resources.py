@@ -7,6 +7,7 @@ nested values (addresses, account info, quote sources) are passed as wire JSON.
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,7 @@ from payments.client.models import (
     PlatformConfig,
     Quote,
     ReceiverLookup,
+    SandboxClock,
     ScaFactor,
     ScaLoginComplete,
     ScaLoginStart,
@@ -915,6 +917,19 @@ class Sandbox(_Group):
             }
         )
         return from_wire(Transaction, json_of(self._t.call("POST", "sandbox/uma/receive", json_body=body)))
+
+    def clock(self) -> SandboxClock:
+        """The platform's sandbox test clock (our extension; 404 against a production deployment)."""
+        return from_wire(SandboxClock, json_of(self._t.call("GET", "sandbox/clock")))
+
+    def advance_clock(self, *, by: str | None = None, to: dt.datetime | None = None) -> SandboxClock:
+        """Move the clock forward `by` an ISO 8601 duration ("PT10M") or `to` an instant; what falls
+        due happens before it answers."""
+        body = {"by": by} if by is not None else {"to": to.isoformat() if to else None}
+        return from_wire(SandboxClock, json_of(self._t.call("POST", "sandbox/clock/advance", json_body=body)))
+
+    def reset_clock(self) -> SandboxClock:
+        return from_wire(SandboxClock, json_of(self._t.call("POST", "sandbox/clock/reset")))
 
     def simulate_card(self, card_id: str, event: str, **fields: Any) -> str:
         """A card simulator (`event`: authorization, clearing, return, return_reversal,

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import datetime as dt
+
 from django.db import models
 
 from payments.models.base import PlatformScoped, PublicRecord
@@ -32,6 +34,8 @@ class Platform(PublicRecord):
     # Set when it issues its first card (never cleared): until then it has no card transactions, and
     # GET /transactions, read on every page, leaves their query out.
     has_cards = models.BooleanField(default=False, editable=False)
+    # How far its sandbox clock runs ahead of real time (payments/sandbox_clock.py); never negative.
+    sandbox_clock_offset = models.DurationField(default=dt.timedelta(0), editable=False)
 
     def __str__(self) -> str:
         return self.name

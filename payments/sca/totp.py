@@ -59,8 +59,10 @@ def _totp(secret_base32: str) -> pyotp.TOTP:
     return pyotp.TOTP(secret_base32, digits=6, interval=PERIOD_SECONDS)
 
 
-def _code_step(secret_base32: str, code: str, now: dt.datetime) -> int | None:
-    """The time step whose code `code` is, within DRIFT_STEPS of now; None when it is none of them."""
+def _code_step(secret_base32: str, code: str) -> int | None:
+    """The time step whose code `code` is, within DRIFT_STEPS of now; None when it is none of them.
+    The app computes its codes on real time, never on a platform's sandbox clock."""
+    now = clock.base_now()
     totp = _totp(secret_base32)
     current = totp.timecode(now)
     for offset in range(-DRIFT_STEPS, DRIFT_STEPS + 1):
@@ -159,7 +161,7 @@ def sca_totp_enroll_confirm(
                 "replaces an older one)",
                 "SECRET_MISMATCH",
             )
-        step = None if _sandbox_code(code) else _code_step(secret_base32, code, now)
+        step = None if _sandbox_code(code) else _code_step(secret_base32, code)
         if challenge.expires_at <= now:
             refusal = _challenge_expired(challenge, "TOTP enrollment")
         elif step is None and not _sandbox_code(code):
@@ -206,7 +208,7 @@ def _totp_check(
         return None
     if _sandbox_code(code):
         return None
-    step = _code_step(totp.secret, code, now)
+    step = _code_step(totp.secret, code)
     if step is None:
         return _wrong_proof(profile, now, "That code is not right", "INVALID_CODE")
     if step <= totp.last_used_step:

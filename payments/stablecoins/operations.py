@@ -34,6 +34,7 @@ from payments.models import (
     Stablecoin,
     StablecoinOperation,
 )
+from payments.platform_clock import platform_time_of
 from payments.pricing import MAX_AMOUNT
 from payments.stablecoins.registry import link_usable, stablecoin_get, supply_accounts
 from payments.state_machines import StateMachine
@@ -352,15 +353,17 @@ def _apply_step(operation: Operation, step: dict[str, Any]) -> None:
 
 
 def stablecoin_operation_advance(*, operation_id: UUID) -> Operation:
-    """Apply the operation's due steps, in order, under its row lock (a no-op when none is due)."""
+    """Apply the operation's due steps by its platform's clock, in order, under its row lock (a no-op
+    when none is due)."""
     with transaction.atomic():
         operation = (
             Operation.objects.select_for_update(of=("self",))
             .select_related("stablecoin")
             .get(pk=operation_id)
         )
-        for step in steps_pop_due(operation, clock.now()):
-            _apply_step(operation, step)
+        with platform_time_of(operation.platform_id):
+            for step in steps_pop_due(operation, clock.now()):
+                _apply_step(operation, step)
         steps_set(operation, operation.steps)
         Operation.objects.filter(pk=operation.pk).update(
             steps=operation.steps, next_step_at=operation.next_step_at

@@ -11,19 +11,25 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import logging
 from functools import lru_cache
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.utils import timezone
 
-from payments.client import InternalAccount, ServiceClient
+from payments.client import InternalAccount, SandboxClock, ServiceClient
+from payments.client.errors import ServiceClientError
 
 CREDENTIALS_FILE = "portal-credentials.json"
 # The portal never sleeps in a web request on the service's behalf: a 429 is shown to the user.
 _RATE_LIMIT_RETRIES = 0
 _MAX_PROCESSING_WAIT = 20.0
 _TIMEOUT = 15.0
+
+log = logging.getLogger(__name__)
 
 
 def portal_credentials() -> tuple[str, str]:
@@ -81,3 +87,33 @@ def wallet_of(client: ServiceClient, customer_id: str) -> InternalAccount | None
     """The customer's EMBEDDED_WALLET account (their Global Account), once it exists."""
     page = client.internal_accounts.list(customer_id=customer_id, type="EMBEDDED_WALLET")
     return page.data[0] if page.data else None
+
+
+def sandbox_clock(client: ServiceClient) -> SandboxClock | None:
+    """The portal's platform's sandbox clock; None in production mode or when it cannot be read."""
+    if not settings.SANDBOX:
+        return None
+    try:
+        return client.sandbox.clock()
+    except ServiceClientError:
+        log.info("the sandbox clock could not be read", exc_info=True)
+        return None
+
+
+def service_now(client: ServiceClient) -> dt.datetime:
+    """The service's time for the portal's platform: its sandbox clock, which a platform may move
+    forward (quotes then lapse by it); real time in production mode or when it cannot be read."""
+    clock = sandbox_clock(client)
+    return clock.current_time if clock is not None else timezone.now()
+
+
+def on_portal_time(client: ServiceClient, instant: str | None) -> str | None:
+    """An instant the service named (on the platform's sandbox clock, e.g. a lock's `lockedUntil`) as
+    ISO text on the portal's own real-time clock: as far from now as the service meant it."""
+    if not instant:
+        return instant
+    try:
+        at = dt.datetime.fromisoformat(instant.replace("Z", "+00:00"))
+    except ValueError:
+        return instant
+    return (at - (service_now(client) - timezone.now())).isoformat()

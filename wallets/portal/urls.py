@@ -8,6 +8,7 @@ from wallets.portal.views import (
     oauth,
     passkeys,
     quotes,
+    sandbox_clock,
     sca,
     sca_factors,
     security,
@@ -54,6 +55,7 @@ urlpatterns = [
     # The money pages: balances and history, send, quote confirmation, a payment's status.
     path("home/", money.money_home_view, name="money-home"),
     path("home/fund/", money.sandbox_fund_view, name="sandbox-fund"),
+    path("sandbox/clock/advance/", sandbox_clock.sandbox_clock_advance_view, name="sandbox-clock-advance"),
     path("send/", send.send_view, name="send"),
     path("cards/", cards.cards_view, name="cards"),
     path("cards/<str:card_id>/state/", cards.card_state_view, name="card-state"),

@@ -29,7 +29,7 @@ from wallets.portal.code_step import code_step_entry, code_step_page
 from wallets.portal.forms import CodeForm, LoginForm
 from wallets.portal.http import go, no_store, page, service_errors
 from wallets.portal.models import PortalAccount
-from wallets.portal.service import otp_signer_key, service_client, wallet_of
+from wallets.portal.service import on_portal_time, otp_signer_key, service_client, wallet_of
 from wallets.portal.wording import until_words, wait_words
 
 PENDING = "portal_otp"
@@ -175,7 +175,9 @@ def login_methods_view(request: HttpRequest) -> HttpResponse:
 def _locked_until(state: dict[str, Any], wrong_codes: tuple[int, int] | None = None) -> dt.datetime | None:
     """The end of a lock (the service's `lockedUntil`, or the portal's wrong-code limit), if any.
     `wrong_codes`: the address's wrong codes as `throttle.seen` just read them."""
-    until = dt.datetime.fromisoformat(state["locked_until"]) if state.get("locked_until") else None
+    # The service's lockedUntil is on its clock, which a sandbox platform may have moved since.
+    locked = on_portal_time(service_client(), state["locked_until"]) if state.get("locked_until") else None
+    until = dt.datetime.fromisoformat(locked) if locked else None
     if until is not None and until > timezone.now():
         return until
     wait = throttle.blocked(throttle.WRONG_CODE_PER_EMAIL, state["email"], seen_now=wrong_codes)

@@ -10,7 +10,6 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
-from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from payments.client import Quote, ServiceClient, ServiceClientError, ServiceError
@@ -21,7 +20,7 @@ from wallets.portal.forms import RequoteForm
 from wallets.portal.http import go, no_store, page
 from wallets.portal.money import fee_lines, rate_text
 from wallets.portal.payees import payee_of
-from wallets.portal.service import service_client
+from wallets.portal.service import service_client, service_now
 from wallets.portal.views.money import _account, _new_quote, _own_quote
 from wallets.portal.wording import explain
 
@@ -51,7 +50,7 @@ def _status_url(quote: Quote) -> str:
 
 def _quote_context(request: HttpRequest, quote: Quote, **extra: Any) -> dict[str, Any]:
     client = service_client()
-    now = timezone.now()
+    now = service_now(client)
     seconds_left = max(0, int((quote.expires_at - now).total_seconds()))
     lapsed = quote.status == "EXPIRED" or (quote.status == "PENDING" and seconds_left == 0)
     return {
@@ -107,7 +106,7 @@ def quote_confirm_view(request: HttpRequest, quote_id: str) -> HttpResponse:
     quote = _own_quote(client, account, quote_id)
     if _executed(quote):
         return go(request, _status_url(quote))
-    if request.method == "POST" and quote.status == "PENDING" and quote.expires_at > timezone.now():
+    if request.method == "POST" and quote.status == "PENDING" and quote.expires_at > service_now(client):
         outcome = _execute(request, client, quote)
         if isinstance(outcome, HttpResponse):
             return outcome
