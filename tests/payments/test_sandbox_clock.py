@@ -14,12 +14,14 @@ from django.test import override_settings
 from payments import clock
 from payments.accounts import account_balance
 from payments.models import CardTransaction, LedgerJournal, WebhookEvent
+from payments.stablecoins import FUNDS_ARRIVE, stablecoin_operations_relay
 from payments.tasks import transactions_advance_task
 from payments.transactions import transaction_steps_relay
 from tests.payments.card_support import authorize, cardholder, issue
 from tests.payments.kyc_support import create, individual
 from tests.payments.money_support import consenting_customer, funded_account, quote_body, usd_external
 from tests.payments.sca_support import EU_ADDRESS, PHONE, sca_path
+from tests.payments.stablecoin_support import issuer, keyed, mint_body, supply
 
 pytestmark = pytest.mark.django_db
 
@@ -280,3 +282,22 @@ def test_an_authenticator_apps_real_code_still_works_on_a_moved_clock(api):
         sca_path("/sca/factors/confirm", customer), {"type": "TOTP", "secret": secret, "code": code}
     )
     assert confirmed.status_code == 200, confirmed.json()
+
+
+def test_a_wire_mint_completes_when_its_platforms_clock_reaches_the_funds(api, other_api, monkeypatch):
+    queued = []
+    monkeypatch.setattr("payments.due_steps.task_named", lambda name: type("T", (), {"delay": queued.append}))
+    mints = {}
+    for each in (api, other_api):
+        coin = issuer(each)
+        body = mint_body(coin, 100_000_000, "WIRE")
+        mints[each] = each.post(f"/stablecoins/{coin['coin']}/mints", body, **keyed()).json()
+    _advance(api, by=f"PT{int(FUNDS_ARRIVE.total_seconds())}S")
+    assert stablecoin_operations_relay() == 1  # the moved platform's mint only
+    assert queued == [[mints[api]["id"].split(":", 1)[1]]]
+    assert api.get(f"/stablecoin-operations/{mints[api]['id']}").json()["status"] == "COMPLETED"
+    assert (
+        other_api.get(f"/stablecoin-operations/{mints[other_api]['id']}").json()["status"]
+        == "PENDING_FUNDING"
+    )
+    assert (supply(api.platform), supply(other_api.platform)) == (100_000_000, 0)
