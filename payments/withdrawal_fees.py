@@ -17,7 +17,7 @@ from typing import Final
 from uuid import UUID
 
 from payments import money, pricing, rates
-from payments.account_info.account_types import ACCOUNT_TYPES
+from payments.account_info.account_types import ACCOUNT_TYPES, AccountTypeSpec
 from payments.account_info.validation import validate_account_info
 from payments.errors import BadRequest, FieldError, InvalidInput, ResourceNotFound
 from payments.models import InternalAccount, Platform
@@ -45,16 +45,43 @@ class WithdrawalFee:
     net_amount: int
 
 
-def _wallet_type(network: str, currency: str) -> str | None:
-    """The account type of a wallet on `network` holding `currency` (its address format)."""
+def _wallet_spec(network: str, currency: str) -> AccountTypeSpec | None:
+    """The account type of a wallet on `network` holding `currency`: the format of its destination."""
     return next(
-        (
-            spec.account_type
-            for spec in ACCOUNT_TYPES.values()
-            if spec.network == network and currency in spec.currencies and "address" in spec.required
-        ),
+        (spec for spec in ACCOUNT_TYPES.values() if spec.network == network and currency in spec.currencies),
         None,
     )
+
+
+def _destination_errors(spec: AccountTypeSpec, destination: str) -> list[FieldError]:
+    """Errors of `destination` as the wallet's address, or (Lightning) as any one of its identifiers:
+    an invoice, a BOLT12 offer or a lightning address."""
+    fields = ("address",) if "address" in spec.required else spec.primary_identifier
+    tried = [
+        [
+            e
+            for e in validate_account_info({"accountType": spec.account_type, name: destination}, path="")
+            if e.field.endswith(name)
+        ]
+        for name in fields
+    ]
+    if any(not errors for errors in tried):
+        return []
+    if fields == ("address",):
+        return [FieldError("destinationAddress", e.message, e.constraint) for e in tried[0]]
+    return [
+        FieldError(
+            "destinationAddress",
+            f"is not a {_identifier_words(fields)} on {spec.network}",
+            {"anyOf": [{"format": spec.optional[name].constraint["format"]} for name in fields]},
+        )
+    ]
+
+
+def _identifier_words(fields: tuple[str, ...]) -> str:
+    names = {"invoice": "BOLT11 invoice", "bolt12": "BOLT12 offer", "lightningAddress": "lightning address"}
+    words = [names.get(name, name) for name in fields]
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
 
 
 def withdrawal_fee_estimate(
@@ -77,16 +104,12 @@ def withdrawal_fee_estimate(
         errors.append(
             FieldError("currency", f"the account holds {account.currency}", {"enum": [account.currency]})
         )
-    wallet = _wallet_type(network, currency) if network in _FEE_ASSETS else None
+    wallet = _wallet_spec(network, currency) if network in _FEE_ASSETS else None
     if wallet is None:
-        carrying = sorted(n for n in _FEE_ASSETS if _wallet_type(n, currency))
+        carrying = sorted(n for n in _FEE_ASSETS if _wallet_spec(n, currency))
         errors.append(FieldError("cryptoNetwork", f"does not carry {currency}", {"enum": carrying}))
     else:
-        errors += [
-            FieldError("destinationAddress", e.message, e.constraint)
-            for e in validate_account_info({"accountType": wallet, "address": destination_address}, path="")
-            if e.field.endswith("address")
-        ]
+        errors += _destination_errors(wallet, destination_address)
     if errors:
         raise InvalidInput(errors=errors)
     fees = pricing.fees_for(

@@ -9,6 +9,7 @@ from payments.external_accounts import external_account_create
 from tests import factories
 from tests.conftest import Api
 from tests.payments.money_support import consenting_customer, funded_account, quote_body, reference_validator
+from tests.payments.stablecoin_support import SPARK
 
 pytestmark = pytest.mark.django_db
 
@@ -16,6 +17,7 @@ ESTIMATE = reference_validator("EstimateCryptoWithdrawalFeeResponse")
 SOLANA = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"
 EVM = "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"
 TRON = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL"
+BITCOIN = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"
 
 
 def _estimate(api, account, amount=1_000_000, **changes):
@@ -46,6 +48,7 @@ def usdc(api):
         ("USDC", "POLYGON", "POLYGON_WALLET", EVM, "POL"),
         ("USDT", "PLASMA", "PLASMA_WALLET", EVM, "XPL"),
         ("USDT", "TRON", "TRON_WALLET", TRON, "TRX"),
+        ("BTC", "LIGHTNING", "LIGHTNING", "satoshi@getalby.com", "BTC"),
     ],
 )
 def test_an_estimate_agrees_with_the_quote_for_the_same_withdrawal(
@@ -64,7 +67,7 @@ def test_an_estimate_agrees_with_the_quote_for_the_same_withdrawal(
         platform=api.platform,
         customer_id=customer.pk,
         currency=currency,
-        account_info={"accountType": wallet_type, "address": address, "vaspName": "Kraken"},
+        account_info={"accountType": wallet_type, **_destination(wallet_type, address)},
     )
     quote = api.post("/quotes", quote_body(source.public_id, wallet.public_id, amount)).json()
     assert quote["totalSendingAmount"] == amount
@@ -73,6 +76,30 @@ def test_an_estimate_agrees_with_the_quote_for_the_same_withdrawal(
     assert estimate["networkFeeAsset"] == fee_asset
     assert estimate["networkFee"] > 0
     assert estimate["applicationFee"] == 0  # no platform fee on a same-currency withdrawal
+
+
+def _destination(wallet_type: str, address: str) -> dict:
+    if wallet_type == "LIGHTNING":
+        return {"lightningAddress": address}
+    return {"address": address, "vaspName": "Kraken"}
+
+
+def test_bitcoin_on_lightning_takes_an_invoice_offer_or_address_and_on_its_other_networks_an_address(api):
+    customer, _ = consenting_customer(api.platform)
+    btc = funded_account(customer, 10**8, "BTC")
+    lightning = _estimate(
+        api, btc, 10**6, cryptoNetwork="LIGHTNING", destinationAddress="satoshi@getalby.com"
+    )
+    assert lightning.status_code == 200, lightning.content
+    refused = _estimate(api, btc, 10**6, cryptoNetwork="LIGHTNING", destinationAddress=BITCOIN)
+    assert refused.status_code == 400
+    (error,) = refused.json()["details"]["errors"]
+    assert error["field"] == "destinationAddress"
+    assert "lightning address" in error["message"]
+    for network, address in (("BITCOIN", BITCOIN), ("SPARK", SPARK)):
+        other = _estimate(api, btc, 10**6, cryptoNetwork=network, destinationAddress=address)
+        assert other.status_code == 200, other.content
+        assert other.json()["networkFeeAsset"] == "BTC"
 
 
 def test_a_dearer_network_costs_more(api, usdc):
