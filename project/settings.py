@@ -271,6 +271,8 @@ SPECTACULAR_SETTINGS = {
         "IndividualSourceOfFundsCategoryEnum": "payments.wire.customers.INDIVIDUAL_SOURCE_OF_FUNDS",
         "BusinessSourceOfFundsCategoryEnum": "payments.wire.customers.BUSINESS_SOURCE_OF_FUNDS",
         "ContactVerificationStatus": ["PENDING", "VERIFIED"],
+        "AgentPermission": "payments.wire.agents.PERMISSIONS",
+        "AgentExecutionMode": "payments.wire.agents.EXECUTION_MODES",
     },
     # The BasicAuth scheme and each operation's use of it come from payments/api/schema_auth.py.
     "POSTPROCESSING_HOOKS": [

@@ -111,6 +111,24 @@ ERRORS: dict[str, tuple[int, ...]] = {
     "sendCustomerPhoneVerification": (409, 410, 423, 429),
     "confirmCustomerEmailVerification": (409, 410, 423),
     "confirmCustomerPhoneVerification": (409, 410, 423),
+    "createAgent": (404, 410),
+    "regenerateAgentDeviceCode": (409,),
+    "approveAgentAction": (409, 501),
+    "rejectAgentAction": (409, 501),
+    "listAgentApprovals": (400, 501),
+    **dict.fromkeys(("agentListTransactions", "agentListExternalAccounts"), (400, 501)),
+    **dict.fromkeys(
+        (
+            "getAgentMe agentGetTransaction agentGetQuote agentListActions "
+            "agentGetAction agentListInternalAccounts agentGetExternalAccount "
+            "agentDeleteExternalAccount"
+        ).split(),
+        (501,),
+    ),
+    **dict.fromkeys(("agentCreateTransferIn", "agentCreateTransferOut"), (404, 501)),
+    "agentExecuteQuote": (409, 501),
+    "agentCreateExternalAccount": (409, 501),
+    "agentCreateQuote": (412, 424, 501),
 }
 
 # Path parameters that hold an id: by name, or by path prefix where the name (`id`) does not say.
@@ -125,6 +143,8 @@ ID_KINDS = {
     "tokenId": "Token",
     "jobId": "Job",
     "credentialId": "ScaPasskey",
+    "agentId": "Agent",
+    "actionId": "AgentAction",
 }
 ID_KINDS_BY_PATH = [
     ("/auth/credentials/{id}", "id", "AuthMethod"),

@@ -1,4 +1,5 @@
 from payments.models.accounts import InternalAccount
+from payments.models.agents import Agent, AgentAction, AgentCredential, AgentDeviceCode
 from payments.models.bulk_uploads import BulkUploadJob, BulkUploadRow
 from payments.models.cards import Card, CardFundingSource, CardTransaction
 from payments.models.contact_verifications import ContactVerification
@@ -39,6 +40,10 @@ from payments.models.transactions import Transaction, TransactionStatus
 from payments.models.webhooks import WebhookAttempt, WebhookEvent
 
 __all__ = [
+    "Agent",
+    "AgentAction",
+    "AgentCredential",
+    "AgentDeviceCode",
     "ApiToken",
     "BeneficialOwner",
     "BulkUploadJob",
