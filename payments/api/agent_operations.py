@@ -3,8 +3,17 @@
 
 from __future__ import annotations
 
+from functools import partial
+
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from payments.agents.usage import agent_usage
+from payments.api.authentication import AgentTokenAuthentication, IsAgent
 from payments.api.schema import operations, path_parameter
 from payments.api.unsupported import unsupported_view
+from payments.wire.agents import AgentSerializer, render_agent
 
 TAGS = ["Agent Operations"]
 _operation = operations(TAGS)
@@ -19,8 +28,22 @@ _on_quote = _on("quoteId", "The unique identifier of the quote")
 _on_action = _on("actionId", "Unique identifier of the agent action")
 _on_external_account = _on("externalAccountId", "System-generated unique external account identifier")
 
+
+class AgentApiView(APIView):
+    """An operation of the agent itself: its access token only, and `request.auth` is the Agent."""
+
+    authentication_classes = [AgentTokenAuthentication]
+    permission_classes = [IsAgent]
+
+
+class AgentMeApi(AgentApiView):
+    @_operation("getAgentMe", responses=AgentSerializer)
+    def get(self, request: Request) -> Response:
+        return Response(render_agent(request.auth, agent_usage(request.auth)))
+
+
 # Not offered yet (README "Agents").
-AgentMeApi = unsupported_view("AgentMeApi", _operation, {"get": "getAgentMe"})
+unsupported_view = partial(unsupported_view, base=AgentApiView)
 AgentTransactionListApi = unsupported_view(
     "AgentTransactionListApi", _operation, {"get": "agentListTransactions"}
 )

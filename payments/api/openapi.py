@@ -119,7 +119,7 @@ ERRORS: dict[str, tuple[int, ...]] = {
     **dict.fromkeys(("agentListTransactions", "agentListExternalAccounts"), (400, 501)),
     **dict.fromkeys(
         (
-            "getAgentMe agentGetTransaction agentGetQuote agentListActions "
+            "agentGetTransaction agentGetQuote agentListActions "
             "agentGetAction agentListInternalAccounts agentGetExternalAccount "
             "agentDeleteExternalAccount"
         ).split(),

@@ -1,5 +1,5 @@
-"""How the OpenAPI document names our authentication: HTTP Basic with an API token, the `BasicAuth`
-scheme SPECTACULAR_SETTINGS declares. drf-spectacular finds the extension once this module is imported
+"""How the OpenAPI document names our authentication: HTTP Basic with an API token (`BasicAuth`) and
+an agent's Bearer access token (`AgentAuth`), as the reference names them. drf-spectacular finds the extension once this module is imported
 (PaymentsConfig.ready); without it, it warns once per operation that it cannot resolve the class."""
 
 from __future__ import annotations
@@ -17,4 +17,16 @@ class ApiTokenAuthenticationScheme(OpenApiAuthenticationExtension):
             "type": "http",
             "scheme": "basic",
             "description": "`<api token clientId>:<api token secret>`",
+        }
+
+
+class AgentTokenAuthenticationScheme(OpenApiAuthenticationExtension):
+    target_class = "payments.api.authentication.AgentTokenAuthentication"
+    name = "AgentAuth"
+
+    def get_security_definition(self, auto_schema: AutoSchema) -> dict:
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "The `accessToken` of POST /agents/device-codes/{code}/redeem; reaches /agents/me only",
         }

@@ -21,12 +21,12 @@ def _refusal(operation_id: str) -> Callable[..., Any]:
 
 
 def unsupported_view(
-    name: str, operation: Callable[..., Callable], methods: Mapping[str, str]
+    name: str, operation: Callable[..., Callable], methods: Mapping[str, str], base: type[APIView] = APIView
 ) -> type[APIView]:
-    """The view class `name` whose methods (`methods`: HTTP method in lower case to operationId) each
-    answer 501; `operation` is the module's `operations(...)`."""
+    """The view class `name` (a `base`, which authenticates as usual) whose methods (`methods`: HTTP
+    method in lower case to operationId) each answer 501; `operation` is the module's `operations(...)`."""
     attrs = {
         method: operation(operation_id, request=None, responses={501: None})(_refusal(operation_id))
         for method, operation_id in methods.items()
     }
-    return type(name, (APIView,), {"__module__": __name__, **attrs})
+    return type(name, (base,), {"__module__": __name__, **attrs})

@@ -17,6 +17,7 @@ BUILT = {
     ("/agents", "get"),
     ("/agents", "post"),
     ("/agents/{agentId}", "get"),
+    ("/agents/me", "get"),
     ("/agents/{agentId}", "patch"),
     ("/agents/{agentId}", "delete"),
     ("/agents/{agentId}/policy", "patch"),
