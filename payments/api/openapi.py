@@ -116,19 +116,14 @@ ERRORS: dict[str, tuple[int, ...]] = {
     "approveAgentAction": (409, 501),
     "rejectAgentAction": (409, 501),
     "listAgentApprovals": (400, 501),
-    **dict.fromkeys(("agentListTransactions", "agentListExternalAccounts"), (400, 501)),
     **dict.fromkeys(
-        (
-            "agentGetTransaction agentGetQuote agentListActions "
-            "agentGetAction agentListInternalAccounts agentGetExternalAccount "
-            "agentDeleteExternalAccount"
-        ).split(),
+        ("agentListActions agentGetAction").split(),
         (501,),
     ),
     **dict.fromkeys(("agentCreateTransferIn", "agentCreateTransferOut"), (404, 501)),
     "agentExecuteQuote": (409, 501),
-    "agentCreateExternalAccount": (409, 501),
-    "agentCreateQuote": (412, 424, 501),
+    "agentCreateExternalAccount": (409,),
+    "agentCreateQuote": (404, 409, 410, 412, 424, 429, 501),
 }
 
 # Path parameters that hold an id: by name, or by path prefix where the name (`id`) does not say.

@@ -1,5 +1,5 @@
 from payments.models.accounts import InternalAccount
-from payments.models.agents import Agent, AgentAction, AgentCredential, AgentDeviceCode
+from payments.models.agents import Agent, AgentAction, AgentCredential, AgentDeviceCode, AgentQuote
 from payments.models.bulk_uploads import BulkUploadJob, BulkUploadRow
 from payments.models.cards import Card, CardFundingSource, CardTransaction
 from payments.models.contact_verifications import ContactVerification
@@ -44,6 +44,7 @@ __all__ = [
     "AgentAction",
     "AgentCredential",
     "AgentDeviceCode",
+    "AgentQuote",
     "ApiToken",
     "BeneficialOwner",
     "BulkUploadJob",

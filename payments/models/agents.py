@@ -73,17 +73,21 @@ class AgentAction(PlatformScoped):
     failure_reason = models.TextField(blank=True)
     # What the action counts against the spending limits, in the policy's currency when submitted.
     usage_amount = models.BigIntegerField(default=0)
-    idempotency_key = models.CharField(max_length=255, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["agent", "created_at"], name="agent_action_by_agent_time")]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["agent", "type", "idempotency_key"],
-                condition=~models.Q(idempotency_key=""),
-                name="agent_action_idempotency_key",
-            )
-        ]
 
     def __str__(self) -> str:
         return f"{self.type} {self.status}"
+
+
+class AgentQuote(models.Model):
+    """A quote an agent created: the only quotes it may read or execute."""
+
+    quote = models.OneToOneField(
+        "payments.Quote", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="quotes")
+
+    def __str__(self) -> str:
+        return f"quote {self.quote_id} of agent {self.agent_id}"

@@ -144,6 +144,13 @@ def _use_seeded_ids(case, records: dict[str, list[str]]) -> None:
         case.body = _swap_ids(case.body, records)
 
 
+def _offered(operation) -> bool:
+    """Not one the document says is not offered yet: its only answers are errors, 501 among them
+    (payments/api/unsupported.py; tests/payments/test_agents.py checks those answers)."""
+    statuses = set(operation.definition.raw["responses"])
+    return "501" not in statuses or any(status.startswith("2") for status in statuses)
+
+
 def test_every_operation_answers_what_the_document_says(api):
     records = _seed_records(api)
     with _requests_keep_the_test_transaction():
@@ -156,7 +163,7 @@ def _fuzz(api, records: dict[str, list[str]]) -> None:
     failures: dict[str, list[str]] = collections.defaultdict(list)
     counts: collections.Counter = collections.Counter()
     operations = sorted(
-        (result.ok() for result in schema.get_all_operations()),
+        (op for op in (result.ok() for result in schema.get_all_operations()) if _offered(op)),
         key=lambda op: (op.method.upper() == "DELETE", op.path, op.method),  # deletions last
     )
     started = time.monotonic()
