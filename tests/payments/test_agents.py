@@ -313,3 +313,15 @@ def test_of_concurrent_redemptions_exactly_one_succeeds():
     assert outcomes.count("redeemed") == 1
     assert outcomes.count("DEVICE_CODE_ALREADY_REDEEMED") == redeemers - 1
     assert AgentCredential.objects.filter(agent=agent).count() == 1
+
+
+def test_the_admin_shows_agents_and_actions_read_only(admin_client, api, customer):
+    made = create_agent(api, customer)
+    agent = Agent.objects.get()
+    listing = admin_client.get("/admin/payments/agent/")
+    assert listing.status_code == 200 and "Payroll agent" in listing.content.decode()
+    page = admin_client.get(f"/admin/payments/agent/{agent.pk}/change/").content.decode()
+    assert "perTransactionLimit" in page and made["deviceCode"]["code"] not in page
+    assert admin_client.get("/admin/payments/agent/add/").status_code == 403
+    assert admin_client.get(f"/admin/payments/agent/{agent.pk}/delete/").status_code == 403
+    assert admin_client.get("/admin/payments/agentaction/").status_code == 200
