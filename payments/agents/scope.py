@@ -13,7 +13,8 @@ from django.db.models import QuerySet
 
 from payments import ids
 from payments.accounts import customer_internal_account_list
-from payments.errors import FieldError, Forbidden, InvalidInput, ResourceNotFound
+from payments.agents.policy import PolicyViolation
+from payments.errors import FieldError, InvalidInput, ResourceNotFound
 from payments.external_accounts import (
     external_account_create,
     external_account_delete,
@@ -25,10 +26,6 @@ from payments.query_plans import QueryShape
 from payments.quotes import quote_create, quote_get
 from payments.quotes.request import QuoteRequest
 from payments.transactions import transaction_get, transaction_list
-
-
-class PolicyViolation(Forbidden, code="AGENT_POLICY_VIOLATION"):
-    """The agent's policy does not permit this (a permission, an account, a limit, a pause)."""
 
 
 def permission_check(agent: Agent, permission: str) -> None:

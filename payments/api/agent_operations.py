@@ -3,15 +3,16 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
+from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
+from payments.agents.actions import agent_action_get, agent_action_list, agent_quote_execute, agent_transfer
 from payments.agents.scope import (
     agent_external_account_create,
     agent_external_account_delete,
@@ -38,8 +39,14 @@ from payments.api.internal_accounts import (
     render_account,
 )
 from payments.api.pagination import PAGE_PARAMETERS, paginate
-from payments.api.parsing import parse_body
-from payments.api.quotes import QuoteCreateSerializer, QuoteSerializer, quote_request, render_quote
+from payments.api.parsing import ApiSerializer, parse_body
+from payments.api.quotes import (
+    _SIGNATURE,
+    QuoteCreateSerializer,
+    QuoteSerializer,
+    quote_request,
+    render_quote,
+)
 from payments.api.schema import operations, path_parameter
 from payments.api.transactions import (
     TransactionListResponseSerializer,
@@ -47,10 +54,12 @@ from payments.api.transactions import (
     TransactionQuerySerializer,
     transaction_filters,
 )
-from payments.api.unsupported import unsupported_view
-from payments.models import Transaction
+from payments.api.transfers import TransferInSerializer, TransferOutSerializer
+from payments.models import AgentAction, Transaction
 from payments.wire.accounts import ExternalAccountSerializer, render_external_account
-from payments.wire.agents import AgentSerializer, render_agent
+from payments.wire.agents import AgentSerializer, render_action, render_agent
+from payments.wire.pages import page_of
+from payments.wire.time import UtcDateTimeField
 from payments.wire.transactions import render_transaction
 
 TAGS = ["Agent Operations"]
@@ -65,6 +74,40 @@ _on_transaction = _on("transactionId", "Unique identifier of the transaction")
 _on_quote = _on("quoteId", "The unique identifier of the quote")
 _on_action = _on("actionId", "Unique identifier of the agent action")
 _on_external_account = _on("externalAccountId", "System-generated unique external account identifier")
+
+
+class AgentTransferDetailsSerializer(serializers.Serializer):
+    amount = serializers.IntegerField()
+    currency = serializers.CharField()
+    sourceAccountId = serializers.CharField()
+    destinationAccountId = serializers.CharField()
+
+
+class AgentActionSerializer(serializers.Serializer):
+    """For the OpenAPI document; responses and webhooks are built by `render_action`."""
+
+    id = serializers.CharField()
+    agentId = serializers.CharField()
+    customerId = serializers.CharField()
+    platformCustomerId = serializers.CharField()
+    status = serializers.ChoiceField(choices=AgentAction.Status.choices)
+    type = serializers.ChoiceField(choices=AgentAction.Type.choices)
+    quote = QuoteSerializer(required=False)
+    transferDetails = AgentTransferDetailsSerializer(required=False)
+    transaction = PolymorphicProxySerializer(
+        component_name=TransactionOneOf.component_name,
+        serializers=TransactionOneOf.serializers,
+        resource_type_field_name=TransactionOneOf.resource_type_field_name,
+        required=False,
+    )
+    rejectionReason = serializers.CharField(required=False)
+    createdAt = UtcDateTimeField()
+    updatedAt = UtcDateTimeField()
+
+
+AgentActionListResponseSerializer = page_of(
+    AgentActionSerializer, "AgentActionListResponse", count_required=False
+)
 
 
 class AgentApiView(APIView):
@@ -192,10 +235,68 @@ class AgentQuoteDetailApi(AgentApiView):
         )
 
 
-# Not offered yet (README "Agents").
-unsupported_view = partial(unsupported_view, base=AgentApiView)
-AgentQuoteExecuteApi = unsupported_view("AgentQuoteExecuteApi", _on_quote, {"post": "agentExecuteQuote"})
-AgentActionListApi = unsupported_view("AgentActionListApi", _operation, {"get": "agentListActions"})
-AgentActionDetailApi = unsupported_view("AgentActionDetailApi", _on_action, {"get": "agentGetAction"})
-AgentTransferInApi = unsupported_view("AgentTransferInApi", _operation, {"post": "agentCreateTransferIn"})
-AgentTransferOutApi = unsupported_view("AgentTransferOutApi", _operation, {"post": "agentCreateTransferOut"})
+class AgentQuoteExecuteApi(AgentApiView):
+    @_on_quote(
+        "agentExecuteQuote",
+        parameters=[IDEMPOTENCY_KEY, _SIGNATURE],
+        request=None,
+        responses={200: AgentActionSerializer},
+    )
+    @idempotent
+    def post(self, request: Request, quoteId: str) -> Response:
+        action = agent_quote_execute(agent=request.auth, quote_id=ids.parse("Quote", quoteId))
+        return Response(render_action(action))
+
+
+def _transfer(request: Request, serializer: type[ApiSerializer], type: str) -> Response:
+    """The platform's transfer request shapes (api/transfers.py); the action keeps the rest of it."""
+    body = parse_body(serializer, request.data)
+    options = {name: body[name] for name in ("remittanceInformation", "purposeOfPayment") if name in body}
+    if body["destination"].get("paymentRail"):
+        options["paymentRail"] = body["destination"]["paymentRail"]
+    action = agent_transfer(
+        agent=request.auth,
+        type=type,
+        source=body["source"]["accountId"],
+        destination=body["destination"]["accountId"],
+        amount=body.get("amount"),
+        options=options,
+    )
+    return Response(render_action(action), status=201)
+
+
+_transfer_operation = operations(TAGS, parameters=[IDEMPOTENCY_KEY], responses={201: AgentActionSerializer})
+
+
+class AgentTransferInApi(AgentApiView):
+    @_transfer_operation("agentCreateTransferIn", request=TransferInSerializer)
+    @idempotent
+    def post(self, request: Request) -> Response:
+        return _transfer(request, TransferInSerializer, AgentAction.Type.TRANSFER_IN)
+
+
+class AgentTransferOutApi(AgentApiView):
+    @_transfer_operation("agentCreateTransferOut", request=TransferOutSerializer)
+    @idempotent
+    def post(self, request: Request) -> Response:
+        return _transfer(request, TransferOutSerializer, AgentAction.Type.TRANSFER_OUT)
+
+
+class AgentActionQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=AgentAction.Status.choices, required=False)
+
+
+class AgentActionListApi(AgentApiView):
+    @_operation(
+        "agentListActions", query=AgentActionQuerySerializer, responses=AgentActionListResponseSerializer
+    )
+    def get(self, request: Request, query: dict[str, Any]) -> Response:
+        actions = agent_action_list(agent=request.auth, status=query.get("status"))
+        return Response(paginate(actions, request.query_params, render_action))
+
+
+class AgentActionDetailApi(AgentApiView):
+    @_on_action("agentGetAction", responses=AgentActionSerializer)
+    def get(self, request: Request, actionId: str) -> Response:
+        action = agent_action_get(agent=request.auth, action_id=ids.parse("AgentAction", actionId))
+        return Response(render_action(action))

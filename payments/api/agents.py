@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import ids
+from payments.agents.actions import agent_action_approve, agent_action_reject, approval_list
 from payments.agents.credentials import (
     IssuedCode,
     agent_device_code_regenerate,
@@ -26,12 +27,13 @@ from payments.agents.management import (
     agent_update,
 )
 from payments.agents.usage import agent_usage
+from payments.api.agent_operations import AgentActionListResponseSerializer, AgentActionSerializer
 from payments.api.pagination import paginate
 from payments.api.parsing import parse_id_field
 from payments.api.schema import operations, path_parameter
-from payments.api.unsupported import unsupported_view
 from payments.models import Agent
 from payments.wire.agents import (
+    AgentActionRejectSerializer,
     AgentCreateResponseSerializer,
     AgentCreateSerializer,
     AgentDeviceCodeRedeemResponseSerializer,
@@ -41,10 +43,11 @@ from payments.wire.agents import (
     AgentPolicyUpdateSerializer,
     AgentSerializer,
     AgentUpdateSerializer,
+    render_action,
     render_agent,
     render_policy,
 )
-from payments.wire.time import utc_timestamp
+from payments.wire.time import last_instant_rendered_as, utc_timestamp
 
 TAGS = ["Agent Management"]
 _operation = operations(TAGS)
@@ -181,7 +184,51 @@ class DeviceCodeRedeemApi(APIView):
         )
 
 
-# Not offered yet (README "Agents"): approvals, and everything an agent does itself.
-AgentApprovalListApi = unsupported_view("AgentApprovalListApi", _operation, {"get": "listAgentApprovals"})
-AgentActionApproveApi = unsupported_view("AgentActionApproveApi", _on_action, {"post": "approveAgentAction"})
-AgentActionRejectApi = unsupported_view("AgentActionRejectApi", _on_action, {"post": "rejectAgentAction"})
+class ApprovalQuerySerializer(serializers.Serializer):
+    agentId = serializers.CharField(required=False)
+    customerId = serializers.CharField(required=False)
+    startDate = serializers.DateTimeField(required=False)
+    endDate = serializers.DateTimeField(required=False)
+    sortOrder = serializers.ChoiceField(choices=["asc", "desc"], required=False, default="desc")
+
+
+class AgentApprovalListApi(APIView):
+    @_operation(
+        "listAgentApprovals", query=ApprovalQuerySerializer, responses=AgentActionListResponseSerializer
+    )
+    def get(self, request: Request, query: dict[str, Any]) -> Response:
+        filters: dict[str, Any] = {}
+        if "agentId" in query:
+            filters["agent_id"] = parse_id_field("Agent", query["agentId"], "agentId")
+        if "customerId" in query:
+            filters["customer_id"] = parse_id_field("Customer", query["customerId"], "customerId")
+        if "startDate" in query:
+            filters["start"] = query["startDate"]
+        if "endDate" in query:
+            filters["end"] = last_instant_rendered_as(query["endDate"])
+        actions = approval_list(platform=request.auth.platform, filters=filters)
+        ascending = query.get("sortOrder") == "asc"
+        return Response(paginate(actions, request.query_params, render_action, ascending=ascending))
+
+
+class AgentActionApproveApi(APIView):
+    @_on_action("approveAgentAction", request=None, responses=AgentActionSerializer)
+    def post(self, request: Request, agentId: str, actionId: str) -> Response:
+        action = agent_action_approve(
+            platform=request.auth.platform,
+            agent_id=ids.parse("Agent", agentId),
+            action_id=ids.parse("AgentAction", actionId),
+        )
+        return Response(render_action(action))
+
+
+class AgentActionRejectApi(APIView):
+    @_on_action("rejectAgentAction", body=AgentActionRejectSerializer, responses=AgentActionSerializer)
+    def post(self, request: Request, agentId: str, actionId: str, body: dict[str, Any]) -> Response:
+        action = agent_action_reject(
+            platform=request.auth.platform,
+            agent_id=ids.parse("Agent", agentId),
+            action_id=ids.parse("AgentAction", actionId),
+            reason=body.get("reason", ""),
+        )
+        return Response(render_action(action))

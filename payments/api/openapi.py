@@ -113,17 +113,12 @@ ERRORS: dict[str, tuple[int, ...]] = {
     "confirmCustomerPhoneVerification": (409, 410, 423),
     "createAgent": (404, 410),
     "regenerateAgentDeviceCode": (409,),
-    "approveAgentAction": (409, 501),
-    "rejectAgentAction": (409, 501),
-    "listAgentApprovals": (400, 501),
-    **dict.fromkeys(
-        ("agentListActions agentGetAction").split(),
-        (501,),
-    ),
-    **dict.fromkeys(("agentCreateTransferIn", "agentCreateTransferOut"), (404, 501)),
-    "agentExecuteQuote": (409, 501),
+    "approveAgentAction": (409,),
+    "rejectAgentAction": (409,),
+    "agentExecuteQuote": (400, 409, 410, 429),
+    **dict.fromkeys(("agentCreateTransferIn", "agentCreateTransferOut"), (404, 409, 410, 429)),
     "agentCreateExternalAccount": (409,),
-    "agentCreateQuote": (404, 409, 410, 412, 424, 429, 501),
+    "agentCreateQuote": (404, 409, 410, 412, 424, 429),
 }
 
 # Path parameters that hold an id: by name, or by path prefix where the name (`id`) does not say.

@@ -68,6 +68,8 @@ class AgentAction(PlatformScoped):
     quote = optional_ref("payments.Quote")
     # TRANSFER_*: the reference's AgentTransferDetails, as submitted.
     transfer_details = models.JSONField(null=True, blank=True)
+    # TRANSFER_*: what else the request said (paymentRail, remittanceInformation, purposeOfPayment).
+    transfer_options = models.JSONField(default=dict, blank=True)
     transaction = optional_ref("payments.Transaction")
     rejection_reason = models.TextField(blank=True)
     failure_reason = models.TextField(blank=True)

@@ -7,13 +7,15 @@ from typing import Any
 
 from rest_framework import serializers
 
-from payments import currencies
-from payments.models import Agent
+from payments import clock, currencies, ids
+from payments.models import Agent, AgentAction
 from payments.wire.ids import PublicIdField
 from payments.wire.money import amount_field
 from payments.wire.pages import page_of
 from payments.wire.parsing import ApiSerializer
-from payments.wire.time import UtcDateTimeField
+from payments.wire.quotes import render_quote
+from payments.wire.time import UtcDateTimeField, utc_timestamp
+from payments.wire.transactions import render_transaction
 
 PERMISSIONS = [
     "VIEW_TRANSACTIONS",
@@ -155,3 +157,43 @@ def render_agent(agent: Agent, usage: dict[str, Any]) -> dict[str, Any]:
 
 def render_policy(policy: dict[str, Any]) -> dict[str, Any]:
     return AgentPolicySerializer(policy).data
+
+
+# --- actions -------------------------------------------------------------------------------------
+
+
+class AgentActionRejectSerializer(ApiSerializer):
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=1000)
+
+
+def action_status(action: AgentAction) -> str:
+    """A pending EXECUTE_QUOTE whose quote has expired reads FAILED: approving it could only fail."""
+    if (
+        action.status == AgentAction.Status.PENDING_APPROVAL
+        and action.quote is not None
+        and action.quote.expires_at <= clock.now()
+    ):
+        return AgentAction.Status.FAILED
+    return action.status
+
+
+def render_action(action: AgentAction) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "id": action.public_id,
+        "agentId": ids.render("Agent", action.agent_id),
+        "customerId": ids.render("Customer", action.customer_id),
+        "platformCustomerId": action.customer.platform_customer_id,
+        "status": action_status(action),
+        "type": action.type,
+    }
+    if action.quote is not None:
+        data["quote"] = render_quote(action.quote)
+    if action.transfer_details is not None:
+        data["transferDetails"] = action.transfer_details
+    if action.transaction is not None:
+        data["transaction"] = render_transaction(action.transaction)
+    if action.rejection_reason:
+        data["rejectionReason"] = action.rejection_reason
+    data["createdAt"] = utc_timestamp(action.created_at)
+    data["updatedAt"] = utc_timestamp(action.updated_at)
+    return data

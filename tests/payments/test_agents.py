@@ -254,34 +254,6 @@ def test_management_needs_platform_credentials_with_the_right_permission(api, cu
     assert viewing.get(f"/agents/{agent_id}").status_code == 404  # another platform's agent
 
 
-NOT_YET = [
-    ("get", "/agents/approvals", "listAgentApprovals"),
-    (
-        "post",
-        "/agents/{agent}/actions/AgentAction:019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b/approve",
-        "approveAgentAction",
-    ),
-    (
-        "post",
-        "/agents/{agent}/actions/AgentAction:019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b/reject",
-        "rejectAgentAction",
-    ),
-]
-
-
-@pytest.mark.parametrize(("method", "path", "operation"), NOT_YET)
-def test_operations_not_offered_yet_say_so(api, customer, method, path, operation):
-    agent_id = create_agent(api, customer)["agent"]["id"]
-    response = getattr(api, method)(path.format(agent=agent_id))
-    assert response.status_code == 501
-    assert response.json() == {
-        "status": 501,
-        "code": "NOT_IMPLEMENTED",
-        "message": f"{operation} is not supported by this service",
-        "details": {"operation": operation},
-    }
-
-
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_of_concurrent_redemptions_exactly_one_succeeds():
