@@ -19,7 +19,14 @@ from payments.agents.policy import PolicyViolation, policy_decide
 from payments.errors import ServiceError
 from payments.models import AgentAction, Transaction, WebhookEvent
 from tests.payments.agent_support import AgentApi, connected_agent, policy
-from tests.payments.money_support import consenting_customer, funded_account, quote_body, usd_external
+from tests.payments.money_support import (
+    consenting_customer,
+    funded_account,
+    on_the_wire,
+    quote_body,
+    reference_validator,
+    usd_external,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -82,6 +89,8 @@ def test_over_the_threshold_it_waits_for_approval_and_the_platform_is_told(api, 
     assert action["status"] == "PENDING_APPROVAL" and "transaction" not in action
     assert Transaction.objects.get(pk=quote["transactionId"].split(":")[1]).status == "PENDING"
     event = WebhookEvent.objects.get(type="AGENT_ACTION.PENDING_APPROVAL")
+    reference_validator("AgentActionWebhook").validate(on_the_wire(json.loads(event.body)))
+    reference_validator("AgentAction").validate(on_the_wire(action))
     assert json.loads(event.body)["data"]["id"] == action["id"]
     assert json.loads(event.body)["data"]["quote"]["id"] == quote["id"]
     approvals = api.get("/agents/approvals", {"agentId": alice["agent"]["id"]}).json()["data"]
