@@ -39,6 +39,13 @@ def allowed_account_ids(agent: Agent) -> set[UUID] | None:
     return None if allowed is None else {ids.parse("InternalAccount", value) for value in allowed}
 
 
+def _customers[R: Transaction | ExternalAccount](agent: Agent, record: R) -> R:
+    """`record` when it is the agent's customer's; 404, as if it did not exist, otherwise."""
+    if record.customer_id != agent.customer_id:
+        raise ResourceNotFound(type(record).ID_KIND)
+    return record
+
+
 def agent_internal_account_list(
     *, agent: Agent, currency: str | None = None, account_type: str | None = None
 ) -> QuerySet[InternalAccount]:
@@ -57,10 +64,7 @@ def agent_transaction_list(*, agent: Agent, filters: Mapping[str, Any]) -> Query
 
 def agent_transaction_get(*, agent: Agent, transaction_id: UUID) -> Transaction:
     permission_check(agent, "VIEW_TRANSACTIONS")
-    txn = transaction_get(platform=agent.platform, transaction_id=transaction_id)
-    if txn.customer_id != agent.customer_id:
-        raise ResourceNotFound("Transaction")
-    return txn
+    return _customers(agent, transaction_get(platform=agent.platform, transaction_id=transaction_id))
 
 
 def agent_external_account_list(*, agent: Agent, currency: str | None = None) -> QuerySet[ExternalAccount]:
@@ -70,10 +74,7 @@ def agent_external_account_list(*, agent: Agent, currency: str | None = None) ->
 
 def agent_external_account_get(*, agent: Agent, account_id: UUID) -> ExternalAccount:
     permission_check(agent, "MANAGE_EXTERNAL_ACCOUNTS")
-    account = external_account_get(platform=agent.platform, account_id=account_id)
-    if account.customer_id != agent.customer_id:
-        raise ResourceNotFound("ExternalAccount")
-    return account
+    return _customers(agent, external_account_get(platform=agent.platform, account_id=account_id))
 
 
 def agent_external_account_create(

@@ -30,6 +30,7 @@ from payments.api.external_accounts import (
     ExternalAccountCreateSerializer,
     ExternalAccountListResponseSerializer,
     PlatformExternalAccountQuerySerializer,
+    create_arguments,
     parse_create_body,
 )
 from payments.api.idempotency import IDEMPOTENCY_KEY, idempotent
@@ -185,15 +186,7 @@ class AgentExternalAccountListCreateApi(AgentApiView):
     )
     def post(self, request: Request) -> Response:
         body = parse_create_body(ExternalAccountCreateSerializer, request.data)
-        account = agent_external_account_create(
-            agent=request.auth,
-            currency=body["currency"],
-            account_info=body["accountInfo"],
-            customer_id=body.get("customerId"),
-            platform_account_id=body.get("platformAccountId", ""),
-            ownership_type=body.get("ownershipType", ""),
-            default_uma_deposit_account=body.get("defaultUmaDepositAccount", False),
-        )
+        account = agent_external_account_create(agent=request.auth, **create_arguments(body))
         return Response(render_external_account(account), status=201)
 
 

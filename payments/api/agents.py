@@ -29,7 +29,7 @@ from payments.agents.management import (
 from payments.agents.usage import agent_usage
 from payments.api.agent_operations import AgentActionListResponseSerializer, AgentActionSerializer
 from payments.api.pagination import paginate
-from payments.api.parsing import parse_id_field
+from payments.api.parsing import CHANGED_BETWEEN, ChangedBetweenQuery, id_filters, parse_id_field
 from payments.api.schema import operations, path_parameter
 from payments.models import Agent
 from payments.wire.agents import (
@@ -77,24 +77,14 @@ def _device_code(issued: IssuedCode) -> dict[str, Any]:
     }
 
 
-class AgentListQuerySerializer(serializers.Serializer):
+class AgentListQuerySerializer(ChangedBetweenQuery):
     customerId = serializers.CharField(required=False)
     isPaused = serializers.BooleanField(required=False)
     isConnected = serializers.BooleanField(required=False)
-    createdAfter = serializers.DateTimeField(required=False)
-    createdBefore = serializers.DateTimeField(required=False)
-    updatedAfter = serializers.DateTimeField(required=False)
-    updatedBefore = serializers.DateTimeField(required=False)
 
 
-_FILTERS = {  # query parameter: agent_list's filter
-    "isPaused": "is_paused",
-    "isConnected": "is_connected",
-    "createdAfter": "created_after",
-    "createdBefore": "created_before",
-    "updatedAfter": "updated_after",
-    "updatedBefore": "updated_before",
-}
+# query parameter: agent_list's filter
+_FILTERS = {"isPaused": "is_paused", "isConnected": "is_connected", **CHANGED_BETWEEN}
 
 
 class AgentListCreateApi(APIView):
@@ -111,8 +101,7 @@ class AgentListCreateApi(APIView):
     @_operation("listAgents", query=AgentListQuerySerializer, responses=AgentListResponseSerializer)
     def get(self, request: Request, query: dict[str, Any]) -> Response:
         filters = {_FILTERS[k]: v for k, v in query.items() if k in _FILTERS}
-        if "customerId" in query:
-            filters["customer_id"] = parse_id_field("Customer", query["customerId"], "customerId")
+        filters |= id_filters(query, {"customerId": ("Customer", "customer_id")})
         agents = agent_list(platform=request.auth.platform, filters=filters)
         return Response(paginate(agents, request.query_params, _agent))
 
@@ -197,11 +186,9 @@ class AgentApprovalListApi(APIView):
         "listAgentApprovals", query=ApprovalQuerySerializer, responses=AgentActionListResponseSerializer
     )
     def get(self, request: Request, query: dict[str, Any]) -> Response:
-        filters: dict[str, Any] = {}
-        if "agentId" in query:
-            filters["agent_id"] = parse_id_field("Agent", query["agentId"], "agentId")
-        if "customerId" in query:
-            filters["customer_id"] = parse_id_field("Customer", query["customerId"], "customerId")
+        filters: dict[str, Any] = id_filters(
+            query, {"agentId": ("Agent", "agent_id"), "customerId": ("Customer", "customer_id")}
+        )
         if "startDate" in query:
             filters["start"] = query["startDate"]
         if "endDate" in query:

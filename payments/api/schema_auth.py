@@ -8,25 +8,27 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 
 
-class ApiTokenAuthenticationScheme(OpenApiAuthenticationExtension):
-    target_class = "payments.api.authentication.ApiTokenAuthentication"
-    name = "BasicAuth"
+def _scheme(target: str, name: str, definition: dict) -> type[OpenApiAuthenticationExtension]:
+    """The extension that names the authentication class `target` as the security scheme `name`."""
 
     def get_security_definition(self, auto_schema: AutoSchema) -> dict:
-        return {
-            "type": "http",
-            "scheme": "basic",
-            "description": "`<api token clientId>:<api token secret>`",
-        }
+        return definition
+
+    attrs = {"target_class": target, "name": name, "get_security_definition": get_security_definition}
+    return type(f"{name}Scheme", (OpenApiAuthenticationExtension,), attrs)
 
 
-class AgentTokenAuthenticationScheme(OpenApiAuthenticationExtension):
-    target_class = "payments.api.authentication.AgentTokenAuthentication"
-    name = "AgentAuth"
-
-    def get_security_definition(self, auto_schema: AutoSchema) -> dict:
-        return {
-            "type": "http",
-            "scheme": "bearer",
-            "description": "The `accessToken` of POST /agents/device-codes/{code}/redeem; reaches /agents/me only",
-        }
+ApiTokenAuthenticationScheme = _scheme(
+    "payments.api.authentication.ApiTokenAuthentication",
+    "BasicAuth",
+    {"type": "http", "scheme": "basic", "description": "`<api token clientId>:<api token secret>`"},
+)
+AgentTokenAuthenticationScheme = _scheme(
+    "payments.api.authentication.AgentTokenAuthentication",
+    "AgentAuth",
+    {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "The `accessToken` of POST /agents/device-codes/{code}/redeem; reaches /agents/me only",
+    },
+)
