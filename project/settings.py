@@ -273,6 +273,8 @@ SPECTACULAR_SETTINGS = {
         "ContactVerificationStatus": ["PENDING", "VERIFIED"],
         "AgentPermission": "payments.wire.agents.PERMISSIONS",
         "AgentExecutionMode": "payments.wire.agents.EXECUTION_MODES",
+        "AgentActionStatus": "payments.models.AgentAction.Status",
+        "AgentActionType": "payments.models.AgentAction.Type",
     },
     # The BasicAuth scheme and each operation's use of it come from payments/api/schema_auth.py.
     "POSTPROCESSING_HOOKS": [

@@ -58,9 +58,9 @@ from payments.api.transactions import (
 from payments.api.transfers import TransferInSerializer, TransferOutSerializer
 from payments.models import AgentAction, Transaction
 from payments.wire.accounts import ExternalAccountSerializer, render_external_account
+from payments.wire.agents import AgentActionSerializer as WireAgentActionSerializer
 from payments.wire.agents import AgentSerializer, render_action, render_agent
 from payments.wire.pages import page_of
-from payments.wire.time import UtcDateTimeField
 from payments.wire.transactions import render_transaction
 
 TAGS = ["Agent Operations"]
@@ -84,15 +84,9 @@ class AgentTransferDetailsSerializer(serializers.Serializer):
     destinationAccountId = serializers.CharField()
 
 
-class AgentActionSerializer(serializers.Serializer):
-    """For the OpenAPI document; responses and webhooks are built by `render_action`."""
-
-    id = serializers.CharField()
-    agentId = serializers.CharField()
-    customerId = serializers.CharField()
-    platformCustomerId = serializers.CharField()
+# For the OpenAPI document: the shapes of the fields the wire's serializer renders (`render_action`).
+class AgentActionSerializer(WireAgentActionSerializer):
     status = serializers.ChoiceField(choices=AgentAction.Status.choices)
-    type = serializers.ChoiceField(choices=AgentAction.Type.choices)
     quote = QuoteSerializer(required=False)
     transferDetails = AgentTransferDetailsSerializer(required=False)
     transaction = PolymorphicProxySerializer(
@@ -101,9 +95,9 @@ class AgentActionSerializer(serializers.Serializer):
         resource_type_field_name=TransactionOneOf.resource_type_field_name,
         required=False,
     )
-    rejectionReason = serializers.CharField(required=False)
-    createdAt = UtcDateTimeField()
-    updatedAt = UtcDateTimeField()
+
+    class Meta:
+        ref_name = "AgentAction"
 
 
 AgentActionListResponseSerializer = page_of(

@@ -17,6 +17,13 @@ from payments.models import Agent, ApiToken
 from payments.platforms import token_authenticate
 
 
+def _found[T](credential: T | None, message: str) -> T:
+    """The credential the request's authorization names, or a 401 saying `message`."""
+    if credential is None:
+        raise exceptions.AuthenticationFailed(message)
+    return credential
+
+
 class ApiTokenAuthentication(authentication.BaseAuthentication):
     def authenticate(self, request) -> tuple[None, ApiToken] | None:
         header = request.META.get("HTTP_AUTHORIZATION", "")
@@ -36,10 +43,9 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         client_id, sep, secret = decoded.partition(":")
         if not sep:
             raise exceptions.AuthenticationFailed("Malformed Basic credentials")
-        token = token_authenticate(client_id=client_id, secret=secret)
-        if token is None:
-            raise exceptions.AuthenticationFailed("Invalid API token credentials")
-        return None, token
+        return None, _found(
+            token_authenticate(client_id=client_id, secret=secret), "Invalid API token credentials"
+        )
 
     def authenticate_header(self, request) -> str:
         return 'Basic realm="api"'
@@ -70,10 +76,7 @@ class AgentTokenAuthentication(authentication.BaseAuthentication):
             )
         if scheme.lower() != "bearer" or not token:
             raise exceptions.AuthenticationFailed("Use Bearer authentication with the agent's access token")
-        agent = agent_authenticate(token=token.strip())
-        if agent is None:
-            raise exceptions.AuthenticationFailed("Invalid agent access token")
-        return None, agent
+        return None, _found(agent_authenticate(token=token.strip()), "Invalid agent access token")
 
     def authenticate_header(self, request) -> str:
         return 'Bearer realm="agents"'

@@ -197,11 +197,10 @@ class ChangedBetweenQuery(serializers.Serializer):
     updatedBefore = serializers.DateTimeField(required=False)
 
 
-CHANGED_BETWEEN = {
-    "createdAfter": "created_after",
-    "createdBefore": "created_before",
-    "updatedAfter": "updated_after",
-    "updatedBefore": "updated_before",
+CHANGED_BETWEEN = {  # createdAfter: created_after, ...
+    f"{what}{bound}": f"{what}_{bound.lower()}"
+    for what in ("created", "updated")
+    for bound in ("After", "Before")
 }
 
 

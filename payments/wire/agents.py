@@ -7,14 +7,15 @@ from typing import Any
 
 from rest_framework import serializers
 
-from payments import clock, currencies, ids
+from payments import clock, currencies
 from payments.models import Agent, AgentAction
 from payments.wire.ids import PublicIdField
+from payments.wire.kyc import without_nulls
 from payments.wire.money import amount_field
 from payments.wire.pages import page_of
 from payments.wire.parsing import ApiSerializer
 from payments.wire.quotes import render_quote
-from payments.wire.time import UtcDateTimeField, utc_timestamp
+from payments.wire.time import UtcDateTimeField
 from payments.wire.transactions import render_transaction
 
 PERMISSIONS = [
@@ -177,23 +178,35 @@ def action_status(action: AgentAction) -> str:
     return action.status
 
 
+class AgentActionSerializer(serializers.Serializer):
+    """The reference's AgentAction. Its quote and transaction render as their own operations do; the
+    API's document (payments/api/agent_operations.py) names their shapes."""
+
+    id = PublicIdField("AgentAction")
+    agentId = PublicIdField("Agent", source="agent_id")
+    customerId = PublicIdField("Customer", source="customer_id")
+    platformCustomerId = serializers.CharField(source="customer.platform_customer_id")
+    status = serializers.SerializerMethodField()
+    type = serializers.ChoiceField(choices=AgentAction.Type.choices)
+    quote = serializers.SerializerMethodField()
+    transferDetails = serializers.JSONField(source="transfer_details", required=False)
+    transaction = serializers.SerializerMethodField()
+    rejectionReason = serializers.CharField(source="rejection_reason", required=False)
+    createdAt = UtcDateTimeField(source="created_at")
+    updatedAt = UtcDateTimeField(source="updated_at")
+
+    def get_status(self, action: AgentAction) -> str:
+        return action_status(action)
+
+    def get_quote(self, action: AgentAction) -> dict[str, Any] | None:
+        return render_quote(action.quote) if action.quote is not None else None
+
+    def get_transaction(self, action: AgentAction) -> dict[str, Any] | None:
+        return render_transaction(action.transaction) if action.transaction is not None else None
+
+    def to_representation(self, action: AgentAction) -> dict[str, Any]:
+        return without_nulls(super().to_representation(action))
+
+
 def render_action(action: AgentAction) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "id": action.public_id,
-        "agentId": ids.render("Agent", action.agent_id),
-        "customerId": ids.render("Customer", action.customer_id),
-        "platformCustomerId": action.customer.platform_customer_id,
-        "status": action_status(action),
-        "type": action.type,
-    }
-    if action.quote is not None:
-        data["quote"] = render_quote(action.quote)
-    if action.transfer_details is not None:
-        data["transferDetails"] = action.transfer_details
-    if action.transaction is not None:
-        data["transaction"] = render_transaction(action.transaction)
-    if action.rejection_reason:
-        data["rejectionReason"] = action.rejection_reason
-    data["createdAt"] = utc_timestamp(action.created_at)
-    data["updatedAt"] = utc_timestamp(action.updated_at)
-    return data
+    return AgentActionSerializer(action).data
