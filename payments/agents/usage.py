@@ -1,5 +1,6 @@
-"""What an agent has spent: the actions it submitted that were not rejected or failed, counted per
-UTC day and month in its policy's spending-limit currency."""
+"""What an agent has spent: the actions it submitted that were not rejected or failed (a pending
+quote execution whose quote expired reads FAILED), counted per UTC day and month in its policy's
+spending-limit currency."""
 
 from __future__ import annotations
 
@@ -24,8 +25,12 @@ def _periods(now: dt.datetime) -> tuple[dt.datetime, dt.datetime, dt.date, str]:
 
 def agent_usage(agent: Agent) -> dict[str, Any]:
     """The reference's AgentUsage of `agent` now."""
-    day, month, next_day, next_month = _periods(clock.now())
-    counted = AgentAction.objects.filter(agent=agent, status__in=COUNTED, created_at__gte=month)
+    now = clock.now()
+    day, month, next_day, next_month = _periods(now)
+    counted = AgentAction.objects.filter(agent=agent, status__in=COUNTED, created_at__gte=month).exclude(
+        status=AgentAction.Status.PENDING_APPROVAL,
+        quote__expires_at__lte=now,  # reads FAILED
+    )
     today = Q(created_at__gte=day)
     totals = counted.aggregate(
         daily_count=Count("pk", filter=today),

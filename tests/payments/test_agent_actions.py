@@ -122,9 +122,11 @@ def test_approval_required_mode_holds_even_small_actions_and_reject_ends_them(ap
 
 def test_a_pending_execution_fails_once_its_quote_expires(api, alice):
     _set_policy(api, alice, defaultExecutionMode="APPROVAL_REQUIRED")
-    _, action = _execute(alice)
-    clock.advance(dt.timedelta(days=1))
+    quote, action = _execute(alice)
+    assert alice["me"].get("/agents/me").json()["usage"]["monthlySpend"] == quote["totalSendingAmount"]
+    clock.advance(dt.timedelta(hours=1))
     assert alice["me"].get(f"/agents/me/actions/{action['id']}").json()["status"] == "FAILED"
+    assert alice["me"].get("/agents/me").json()["usage"]["monthlySpend"] == 0
     approved = api.post(f"/agents/{alice['agent']['id']}/actions/{action['id']}/approve")
     assert approved.status_code == 200 and approved.json()["status"] == "FAILED"
     assert "transaction" not in approved.json()
