@@ -9,8 +9,10 @@ from django.utils.html import format_html
 # card_admin holds the card and card-transaction pages (staff may freeze a card).
 # invitation_admin holds the read-only invitation and contact-verification pages.
 # stablecoin_admin holds the read-only stablecoin issuance pages.
+# agent_admin holds the read-only agent and agent-action pages.
 from payments import (
     admin_review,  # noqa: F401
+    agent_admin,  # noqa: F401
     card_admin,  # noqa: F401
     invitation_admin,  # noqa: F401
     money_admin,  # noqa: F401

@@ -81,9 +81,11 @@ class BadRequest(ServiceError, status=400, code="INVALID_INPUT"):
 class Unauthorized(
     ServiceError, status=401, code="UNAUTHORIZED", message="Missing or invalid API credentials"
 ):
+    challenge = 'Basic realm="api"'  # the scheme the refused operation takes
+
     def headers(self) -> dict[str, str]:
         if self.code == "UNAUTHORIZED":
-            return {"WWW-Authenticate": 'Basic realm="api"'}
+            return {"WWW-Authenticate": self.challenge}
         return {}
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
 import re
 import secrets
@@ -16,7 +15,6 @@ from django.core.exceptions import ValidationError
 from django.core.validators import DomainNameValidator
 from django.db import transaction
 from django.db.models import QuerySet
-from django.utils.crypto import salted_hmac
 
 from payments import clock, currencies
 from payments.errors import (
@@ -28,6 +26,7 @@ from payments.errors import (
 )
 from payments.models import ApiToken, Platform
 from payments.query_plans import plan_first
+from payments.secret_digests import secret_digest, secret_matches
 from payments.wire.time import last_instant_rendered_as
 
 ALL_PERMISSIONS = [p.value for p in ApiToken.Permission]
@@ -43,8 +42,7 @@ DEFAULT_SUPPORTED_CURRENCIES = [
 ]
 
 
-def _secret_digest(secret: str) -> str:
-    return salted_hmac("payments.api-token", secret, algorithm="sha256").hexdigest()
+TOKEN_SECRET = "payments.api-token"  # the secret digests' purpose
 
 
 @transaction.atomic
@@ -66,21 +64,17 @@ def token_create(*, platform: Platform, name: str, permissions: list[str]) -> tu
         name=name,
         permissions=sorted(set(permissions), key=ALL_PERMISSIONS.index),
         client_id=secrets.token_hex(CLIENT_ID_BYTES),
-        secret_digest=_secret_digest(secret),
+        secret_digest=secret_digest(TOKEN_SECRET, secret),
     )
     return token, secret
-
-
-_DUMMY_DIGEST = "0" * 64
 
 
 def token_authenticate(*, client_id: str, secret: str) -> ApiToken | None:
     """The token whose client id is exactly `client_id` (the shape token_create issues; nothing is
     trimmed or cut) and whose secret digest matches."""
     token = _token_with_platform(client_id) if _CLIENT_ID.fullmatch(client_id) else None
-    expected = token.secret_digest if token else _DUMMY_DIGEST
-    matches = hmac.compare_digest(_secret_digest(secret), expected)
-    return token if token is not None and matches else None
+    matches = secret_matches(TOKEN_SECRET, secret, token.secret_digest if token else None)
+    return token if matches else None
 
 
 def _token_rows(client_id: str):

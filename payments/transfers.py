@@ -10,10 +10,15 @@ when the request names no `amount`, which the reference allows for both.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from payments import ids
 from payments.accounts import account_balances
-from payments.errors import FieldError, InsufficientFunds, InvalidInput
-from payments.models import InternalAccount, Platform
+from payments.errors import BadRequest, FieldError, InsufficientFunds, InvalidInput
+from payments.models import InternalAccount, Platform, Quote
+from payments.quotes.create import quote_create
+from payments.quotes.request import QuoteRequest
 
 
 def transfer_in_amount(*, amount: int | None) -> int:
@@ -54,3 +59,35 @@ def transfer_out_amount(*, platform: Platform, source_account_id: str, amount: i
             currency=account.currency,
         )
     return balance
+
+
+def transfer_kinds_check(*, source: str, destination: str, source_kind: str, destination_kind: str) -> None:
+    """400 unless `source` is a `source_kind` id and `destination` a `destination_kind` one."""
+    if not source.startswith(f"{source_kind}:") or not destination.startswith(f"{destination_kind}:"):
+        raise BadRequest(
+            f"The source must be an {source_kind} and the destination an {destination_kind}",
+            field="source.accountId" if not source.startswith(f"{source_kind}:") else "destination.accountId",
+        )
+
+
+def transfer_create(
+    *, platform: Platform, source: str, destination: Mapping[str, Any], amount: int, texts: Mapping[str, str]
+) -> Quote:
+    """The transfer of `amount` from the account `source` to `destination` (`{accountId, paymentRail?}`):
+    a same-currency quote made and executed in one go. `texts`: remittanceInformation, purposeOfPayment."""
+    wire_destination = {"destinationType": "ACCOUNT", "accountId": destination["accountId"]}
+    if destination.get("paymentRail"):
+        wire_destination["paymentRail"] = destination["paymentRail"]
+    return quote_create(
+        platform=platform,
+        request=QuoteRequest(
+            source={"sourceType": "ACCOUNT", "accountId": source},
+            destination=wire_destination,
+            locked_side="SENDING",
+            locked_amount=amount,
+            immediately_execute=True,
+            remittance_information=texts.get("remittanceInformation", ""),
+            purpose_of_payment=texts.get("purposeOfPayment", ""),
+            same_currency=True,
+        ),
+    )

@@ -277,6 +277,10 @@ SPECTACULAR_SETTINGS = {
         "StablecoinServiceInternalAccountTypeEnum": ["SERVICE_INTERNAL_ACCOUNT"],
         "StablecoinProviderInternalBalanceTypeEnum": ["PROVIDER_INTERNAL_BALANCE"],
         "StablecoinOperationSourceTypeEnum": "payments.wire.stablecoins.SOURCE_TYPES",
+        "AgentPermission": "payments.wire.agents.PERMISSIONS",
+        "AgentExecutionMode": "payments.wire.agents.EXECUTION_MODES",
+        "AgentActionStatus": "payments.models.AgentAction.Status",
+        "AgentActionType": "payments.models.AgentAction.Type",
     },
     # The BasicAuth scheme and each operation's use of it come from payments/api/schema_auth.py.
     "POSTPROCESSING_HOOKS": [

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from payments import ids
 from payments.api.pagination import paginate
-from payments.api.parsing import ApiSerializer, parse_body, parse_id_field
+from payments.api.parsing import ApiSerializer, id_filters, parse_body, parse_id_field
 from payments.api.schema import operations
 from payments.cards import card_create, card_get, card_list, card_reveal, card_update
 from payments.errors import FieldError, InvalidInput
@@ -90,11 +90,10 @@ class CardListCreateApi(APIView):
 
     @_operation("listCards", query=CardListQuerySerializer, responses=CardListResponseSerializer)
     def get(self, request: Request, query: dict[str, Any]) -> Response:
-        filters: dict[str, Any] = {}
-        if "cardholderId" in query:
-            filters["cardholder_id"] = parse_id_field("Customer", query["cardholderId"], "cardholderId")
-        if "accountId" in query:
-            filters["account_id"] = parse_id_field("InternalAccount", query["accountId"], "accountId")
+        filters: dict[str, Any] = id_filters(
+            query,
+            {"cardholderId": ("Customer", "cardholder_id"), "accountId": ("InternalAccount", "account_id")},
+        )
         if "platformCardId" in query:
             filters["platform_card_id"] = query["platformCardId"]
         if "state" in query:

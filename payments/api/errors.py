@@ -24,7 +24,9 @@ def as_service_error(exc: Exception) -> errors.ServiceError:
     if isinstance(exc, drf.UnsupportedMediaType):
         return errors.UnsupportedMediaType(f"{exc.detail} Send application/json.")
     if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):
-        return errors.Unauthorized(str(exc.detail))
+        error = errors.Unauthorized(str(exc.detail))
+        error.challenge = getattr(exc, "auth_header", None) or error.challenge  # the view's scheme
+        return error
     if isinstance(exc, drf.PermissionDenied):
         return errors.Forbidden()
     if isinstance(exc, drf.MethodNotAllowed):

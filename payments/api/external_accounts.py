@@ -95,17 +95,21 @@ def parse_create_body(serializer_class: type[ApiSerializer], data: Any) -> dict[
     return body
 
 
+def create_arguments(body: Mapping[str, Any]) -> dict[str, Any]:
+    """external_account_create's arguments (but the platform) from a parsed create body."""
+    return {
+        "currency": body["currency"],
+        "account_info": body["accountInfo"],
+        "customer_id": body.get("customerId"),
+        "platform_account_id": body.get("platformAccountId", ""),
+        "ownership_type": body.get("ownershipType", ""),
+        "default_uma_deposit_account": body.get("defaultUmaDepositAccount", False),
+    }
+
+
 def _create(request: Request, serializer_class: type[ApiSerializer]) -> Response:
     body = parse_create_body(serializer_class, request.data)
-    account = external_account_create(
-        platform=request.auth.platform,
-        currency=body["currency"],
-        account_info=body["accountInfo"],
-        customer_id=body.get("customerId"),
-        platform_account_id=body.get("platformAccountId", ""),
-        ownership_type=body.get("ownershipType", ""),
-        default_uma_deposit_account=body.get("defaultUmaDepositAccount", False),
-    )
+    account = external_account_create(platform=request.auth.platform, **create_arguments(body))
     return Response(render_external_account(account), status=201)
 
 

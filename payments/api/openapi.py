@@ -120,6 +120,14 @@ ERRORS: dict[str, tuple[int, ...]] = {
     "registerStablecoin": (404, 409),
     "createStablecoinMint": (409, 503),
     "createStablecoinBurn": (409, 503),
+    "createAgent": (404, 410),
+    "regenerateAgentDeviceCode": (409,),
+    "approveAgentAction": (409,),
+    "rejectAgentAction": (409,),
+    "agentExecuteQuote": (400, 409, 410, 429),
+    **dict.fromkeys(("agentCreateTransferIn", "agentCreateTransferOut"), (404, 409, 410, 429)),
+    "agentCreateExternalAccount": (409,),
+    "agentCreateQuote": (404, 409, 410, 412, 424, 429),
 }
 
 # Path parameters that hold an id: by name, or by path prefix where the name (`id`) does not say.
@@ -137,6 +145,8 @@ ID_KINDS = {
     "stablecoinId": "Stablecoin",
     "stablecoinOperationId": "StablecoinOperation",
     "stablecoinProviderAccountId": "StablecoinProviderAccount",
+    "agentId": "Agent",
+    "actionId": "AgentAction",
 }
 ID_KINDS_BY_PATH = [
     ("/auth/credentials/{id}", "id", "AuthMethod"),

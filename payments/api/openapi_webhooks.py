@@ -3,8 +3,7 @@ platform's `webhookEndpoint`, named and shaped as the reference's `webhooks` (on
 its `*Webhook` body schema: `BaseWebhook` plus the `data` of `payments.webhook_types.DATA_SCHEMA`).
 
 A drf-spectacular postprocessing hook, run after `document_errors_and_ids`. A group is documented
-when the service renders its `data` (its schema is among the document's components); the agent
-group, whose resources the service does not have, is left out.
+when the service renders its `data` (its schema is among the document's components).
 """
 
 from __future__ import annotations
@@ -54,6 +53,14 @@ GROUPS = (
         "Test webhook for integration verification",
         "TestWebhookRequest",
         "TEST",
+    ),
+    _Group(
+        "agent-action",
+        "agentActionWebhook",
+        "Agent action pending approval webhook",
+        "AgentActionWebhook",
+        "AGENT_ACTION.",
+        (200, 401, 409),
     ),
     _Group(
         "bulk-upload", "bulkUploadWebhook", "Bulk upload status webhook", "BulkUploadWebhook", "BULK_UPLOAD."

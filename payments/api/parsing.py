@@ -23,6 +23,7 @@ __all__ = [
     "ApiSerializer",
     "DiscriminatedSerializer",
     "field_errors",
+    "id_filters",
     "parse_body",
     "parse_id_field",
     "parse_query",
@@ -184,6 +185,31 @@ def parse_id_field(kind: str, value: Any, field: str) -> UUID:
     if parsed is None:
         raise InvalidInput(errors=[FieldError(field, f"Must be a {kind}:<uuid> id", {"type": "string"})])
     return parsed
+
+
+class ChangedBetweenQuery(serializers.Serializer):
+    """The list filters on when records were created and updated (inclusive); CHANGED_BETWEEN names
+    the domain's filters they become."""
+
+    createdAfter = serializers.DateTimeField(required=False)
+    createdBefore = serializers.DateTimeField(required=False)
+    updatedAfter = serializers.DateTimeField(required=False)
+    updatedBefore = serializers.DateTimeField(required=False)
+
+
+CHANGED_BETWEEN = {  # createdAfter: created_after, ...
+    f"{what}{bound}": f"{what}_{bound.lower()}"
+    for what in ("created", "updated")
+    for bound in ("After", "Before")
+}
+
+
+def id_filters(query: Mapping[str, Any], kinds: Mapping[str, tuple[str, str]]) -> dict[str, UUID]:
+    """The ids of `query` as filters: `kinds` maps a query parameter to (its id kind, the filter's
+    name); each present one is parsed (400 naming it when it is no such id)."""
+    return {
+        name: parse_id_field(kind, query[wire], wire) for wire, (kind, name) in kinds.items() if wire in query
+    }
 
 
 def request_json(request) -> Any:

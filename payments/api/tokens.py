@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from payments import ids
 from payments.api.pagination import paginate
-from payments.api.parsing import ApiSerializer
+from payments.api.parsing import CHANGED_BETWEEN, ApiSerializer, ChangedBetweenQuery
 from payments.api.schema import operations
 from payments.models import ApiToken
 from payments.platforms import token_create, token_delete, token_get, token_list
@@ -41,24 +41,14 @@ class ApiTokenCreatedSerializer(ApiTokenSerializer):
     clientSecret = serializers.CharField()
 
 
-class TokenListQuerySerializer(serializers.Serializer):
+class TokenListQuerySerializer(ChangedBetweenQuery):
     name = serializers.CharField(required=False)
-    createdAfter = serializers.DateTimeField(required=False)
-    createdBefore = serializers.DateTimeField(required=False)
-    updatedAfter = serializers.DateTimeField(required=False)
-    updatedBefore = serializers.DateTimeField(required=False)
 
 
 TokenListResponseSerializer = page_of(ApiTokenSerializer, "TokenListResponse")
 
 
-_TOKEN_FILTERS = {  # query parameter: token_list's filter
-    "name": "name",
-    "createdAfter": "created_after",
-    "createdBefore": "created_before",
-    "updatedAfter": "updated_after",
-    "updatedBefore": "updated_before",
-}
+_TOKEN_FILTERS = {"name": "name", **CHANGED_BETWEEN}  # query parameter: token_list's filter
 
 
 class TokenListCreateApi(APIView):

@@ -75,8 +75,11 @@ class TransactionQuerySerializer(serializers.Serializer):
     sortOrder = serializers.ChoiceField(choices=["asc", "desc"], required=False, default="desc")
 
 
-def _filters(request: Request) -> tuple[dict[str, Any], bool]:
-    query = parse_query(TransactionQuerySerializer, request.query_params)
+def transaction_filters(
+    request: Request, serializer: type[serializers.Serializer] = TransactionQuerySerializer
+) -> tuple[dict[str, Any], bool]:
+    """The list's filters (transaction_list's names) and whether it is in ascending order."""
+    query = parse_query(serializer, request.query_params)
     filters: dict[str, Any] = {}
     if "customerId" in query:
         value = query["customerId"]
@@ -121,7 +124,7 @@ class TransactionListApi(APIView):
         f"{COUNT_LIMIT} transactions match.",
     )
     def get(self, request: Request) -> Response:
-        filters, ascending = _filters(request)
+        filters, ascending = transaction_filters(request)
         platform = request.auth.platform
         sources = []
         if filters.get("type") != "CARD" and filters.get("status") not in _CARD_ONLY_STATUSES:

@@ -17,11 +17,8 @@ from payments.api.parsing import ApiSerializer, parse_body
 from payments.api.quotes import PURPOSES
 from payments.api.schema import operations
 from payments.api.transactions import TransactionOneOf, render_transaction
-from payments.errors import BadRequest
 from payments.pricing import MAX_AMOUNT
-from payments.quotes.create import quote_create
-from payments.quotes.request import QuoteRequest
-from payments.transfers import transfer_in_amount, transfer_out_amount
+from payments.transfers import transfer_create, transfer_in_amount, transfer_kinds_check, transfer_out_amount
 
 TAGS = ["Same-Currency Transfers"]
 
@@ -60,33 +57,21 @@ class TransferOutSerializer(ApiSerializer):
 
 
 def _transfer(request: Request, body: dict[str, Any], *, source_kind: str, destination_kind: str) -> Response:
-    source, destination = body["source"]["accountId"], body["destination"]["accountId"]
-    if not source.startswith(f"{source_kind}:") or not destination.startswith(f"{destination_kind}:"):
-        raise BadRequest(
-            f"The source must be an {source_kind} and the destination an {destination_kind}",
-            field="source.accountId" if not source.startswith(f"{source_kind}:") else "destination.accountId",
-        )
+    source, destination = body["source"]["accountId"], body["destination"]
+    transfer_kinds_check(
+        source=source,
+        destination=destination["accountId"],
+        source_kind=source_kind,
+        destination_kind=destination_kind,
+    )
     if source_kind == "ExternalAccount":
         amount = transfer_in_amount(amount=body.get("amount"))
     else:
         amount = transfer_out_amount(
             platform=request.auth.platform, source_account_id=source, amount=body.get("amount")
         )
-    wire_destination = {"destinationType": "ACCOUNT", "accountId": destination}
-    if body["destination"].get("paymentRail"):
-        wire_destination["paymentRail"] = body["destination"]["paymentRail"]
-    quote = quote_create(
-        platform=request.auth.platform,
-        request=QuoteRequest(
-            source={"sourceType": "ACCOUNT", "accountId": source},
-            destination=wire_destination,
-            locked_side="SENDING",
-            locked_amount=amount,
-            immediately_execute=True,
-            remittance_information=body.get("remittanceInformation", ""),
-            purpose_of_payment=body.get("purposeOfPayment", ""),
-            same_currency=True,
-        ),
+    quote = transfer_create(
+        platform=request.auth.platform, source=source, destination=destination, amount=amount, texts=body
     )
     return Response(render_transaction(quote.transaction), status=201)
 

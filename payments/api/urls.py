@@ -1,4 +1,16 @@
+from payments.api import agent_operations as me
 from payments.api import schema_auth  # noqa: F401 (the OpenAPI document's authentication extension)
+from payments.api.agents import (
+    AgentActionApproveApi,
+    AgentActionRejectApi,
+    AgentApprovalListApi,
+    AgentDetailApi,
+    AgentDeviceCodeApi,
+    AgentListCreateApi,
+    AgentPolicyApi,
+    DeviceCodeRedeemApi,
+    DeviceCodeStatusApi,
+)
 from payments.api.beneficial_owners import BeneficialOwnerDetailApi, BeneficialOwnerListCreateApi
 from payments.api.bulk_uploads import BulkCustomerCsvUploadApi, BulkCustomerImportJobApi
 from payments.api.card_simulations import SIMULATORS
@@ -257,6 +269,36 @@ urlpatterns = [
         ("sandbox/clock", SandboxClockApi, "sandbox-clock"),
         ("sandbox/clock/advance", SandboxClockAdvanceApi, "sandbox-clock-advance"),
         ("sandbox/clock/reset", SandboxClockResetApi, "sandbox-clock-reset"),
+    ),
+    # Agents (fixed agents/... paths before agents/<agentId>); agents/me/... take the agent's own token.
+    *routes(
+        "agents",
+        ("", AgentListCreateApi, "agent-list"),
+        ("/approvals", AgentApprovalListApi, "agent-approvals"),
+        ("/device-codes/<str:code>/status", DeviceCodeStatusApi, "agent-device-code-status"),
+        ("/device-codes/<str:code>/redeem", DeviceCodeRedeemApi, "agent-device-code-redeem"),
+        ("/me", me.AgentMeApi, "agent-me"),
+        ("/me/transactions", me.AgentTransactionListApi, "agent-me-transactions"),
+        ("/me/transactions/<str:transactionId>", me.AgentTransactionDetailApi, "agent-me-transaction"),
+        ("/me/quotes", me.AgentQuoteCreateApi, "agent-me-quotes"),
+        ("/me/quotes/<str:quoteId>", me.AgentQuoteDetailApi, "agent-me-quote"),
+        ("/me/quotes/<str:quoteId>/execute", me.AgentQuoteExecuteApi, "agent-me-quote-execute"),
+        ("/me/actions", me.AgentActionListApi, "agent-me-actions"),
+        ("/me/actions/<str:actionId>", me.AgentActionDetailApi, "agent-me-action"),
+        ("/me/transfer-in", me.AgentTransferInApi, "agent-me-transfer-in"),
+        ("/me/transfer-out", me.AgentTransferOutApi, "agent-me-transfer-out"),
+        ("/me/internal-accounts", me.AgentInternalAccountListApi, "agent-me-internal-accounts"),
+        ("/me/external-accounts", me.AgentExternalAccountListCreateApi, "agent-me-external-accounts"),
+        (
+            "/me/external-accounts/<str:externalAccountId>",
+            me.AgentExternalAccountDetailApi,
+            "agent-me-external-account",
+        ),
+        ("/<str:agentId>", AgentDetailApi, "agent-detail"),
+        ("/<str:agentId>/policy", AgentPolicyApi, "agent-policy"),
+        ("/<str:agentId>/device-codes", AgentDeviceCodeApi, "agent-device-codes"),
+        ("/<str:agentId>/actions/<str:actionId>/approve", AgentActionApproveApi, "agent-action-approve"),
+        ("/<str:agentId>/actions/<str:actionId>/reject", AgentActionRejectApi, "agent-action-reject"),
     ),
     *routes(
         "sandbox/cards/<str:id>/simulate/",

@@ -1,4 +1,5 @@
 from payments.models.accounts import InternalAccount
+from payments.models.agents import Agent, AgentAction, AgentCredential, AgentDeviceCode, AgentQuote
 from payments.models.bulk_uploads import BulkUploadJob, BulkUploadRow
 from payments.models.cards import Card, CardFundingSource, CardTransaction
 from payments.models.contact_verifications import ContactVerification
@@ -40,6 +41,11 @@ from payments.models.transactions import Transaction, TransactionStatus
 from payments.models.webhooks import WebhookAttempt, WebhookEvent
 
 __all__ = [
+    "Agent",
+    "AgentAction",
+    "AgentCredential",
+    "AgentDeviceCode",
+    "AgentQuote",
     "ApiToken",
     "BeneficialOwner",
     "BulkUploadJob",

@@ -182,14 +182,19 @@ def test_a_body_that_is_not_an_object_answers_400(api, raw):
 @pytest.mark.django_db
 def test_every_api_write_refuses_deep_json_without_a_server_error(api):
     """Whatever each write checks first (path ids, permissions), deep JSON never reaches the decoder."""
+    from payments.models import Customer
+    from tests.payments.agent_support import AgentApi, connected_agent
     from tests.payments.test_openapi import _implemented_operations
 
     customer = api.post("/customers", individual()).json()
+    _, token = connected_agent(api, Customer.objects.get(pk=customer["id"].split(":")[1]))
+    agent_client = AgentApi(token).client  # the agent's own operations take its token
     for route, method in sorted(_implemented_operations()):
         if method not in ("POST", "PATCH", "PUT"):
             continue
         path = route.replace("{customerId}", customer["id"])
-        response = getattr(api.client, method.lower())(API + path, DEEP, content_type="application/json")
+        client = agent_client if path.startswith("/agents/me") else api.client
+        response = getattr(client, method.lower())(API + path, DEEP, content_type="application/json")
         assert response.status_code in (400, 404, 415), (method, path, response.content[:200])
 
 

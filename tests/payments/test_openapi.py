@@ -137,6 +137,7 @@ def test_limits_and_id_patterns_the_server_enforces_are_declared(client):
                     "receiverUmaAddress",
                     "resetId",
                     "invitationCode",
+                    "code",  # an agent's device code
                 ):
                     assert parameter["schema"]["pattern"].endswith("-[0-9a-fA-F]{12}$"), (path, parameter)
     customer_id = doc["paths"]["/customers/{customerId}"]["get"]["parameters"][0]["schema"]["pattern"]

@@ -1,4 +1,5 @@
-"""The OpenAPI document names our API token authentication (HTTP Basic) on each operation, and making
+"""The OpenAPI document names our API token authentication (HTTP Basic) on each operation (an agent's
+Bearer token on the agent's own, `/agents/me`), and making
 the document (the docs page's first request) warns nothing: not about it, not about anything else."""
 
 import pytest
@@ -22,11 +23,13 @@ def test_the_first_docs_request_warns_nothing(client, capsys):
         "description": "`<api token clientId>:<api token secret>`",
     }
     security = [
-        operation.get("security")
-        for path in document["paths"].values()
-        for operation in path.values()
+        (path, operation.get("security"))
+        for path, item in document["paths"].items()
+        for operation in item.values()
         if isinstance(operation, dict)
     ]
-    authenticated = [s for s in security if s is not None]  # None: a public operation
+    authenticated = [(path, s) for path, s in security if s is not None]  # None: a public operation
     assert len(authenticated) > len(security) / 2
-    assert all(s == [{"BasicAuth": []}] for s in authenticated)
+    for path, s in authenticated:
+        scheme = "AgentAuth" if path.startswith("/agents/me") else "BasicAuth"
+        assert s == [{scheme: []}], path

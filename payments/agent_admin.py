@@ -1,0 +1,64 @@
+"""Admin pages for agents and their actions: read-only, as the platform's API owns them. No device
+code or access token is shown (only their digests are kept, and those are not shown either)."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import admin
+from django.utils.html import format_html
+
+from payments.admin_base import ViewAndDeleteAdmin
+from payments.models import Agent, AgentAction
+
+
+class _ReadOnlyAdmin(ViewAndDeleteAdmin):
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Agent)
+class AgentAdmin(_ReadOnlyAdmin):
+    list_display = ("name", "customer", "platform", "is_paused", "connected_at", "created_at")
+    list_filter = ("is_paused",)
+    list_select_related = ("customer", "platform")
+    search_fields = ("name", "customer__platform_customer_id", "platform__name")
+    fields = (
+        "name",
+        "platform",
+        "customer",
+        "is_paused",
+        "connected_at",
+        "shown_policy",
+        "created_at",
+        "updated_at",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="policy")
+    def shown_policy(self, agent: Agent) -> str:
+        return format_html("<pre>{}</pre>", json.dumps(agent.policy, indent=2, sort_keys=True))
+
+
+@admin.register(AgentAction)
+class AgentActionAdmin(_ReadOnlyAdmin):
+    list_display = ("pk", "type", "status", "agent", "customer", "usage_amount", "created_at")
+    list_filter = ("status", "type")
+    list_select_related = ("agent", "customer")
+    search_fields = ("agent__name", "customer__platform_customer_id")
+    fields = (
+        "agent",
+        "customer",
+        "platform",
+        "type",
+        "status",
+        "quote",
+        "transfer_details",
+        "transaction",
+        "usage_amount",
+        "rejection_reason",
+        "failure_reason",
+        "created_at",
+        "updated_at",
+    )
+    readonly_fields = fields
