@@ -217,3 +217,9 @@ def request_json(request) -> Any:
     no body counts as `{}` (the parser answers 400 to `null` and every other non-object)."""
     data = request.data
     return {} if data is None or (hasattr(data, "dict") and not data) else data
+
+
+def body_unused(request) -> None:
+    """For a write that takes no body: one sent that cannot be read is still refused (400), as on
+    every write."""
+    request_json(request)

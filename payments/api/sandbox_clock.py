@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from payments import clock
-from payments.api.parsing import parse_body
+from payments.api.parsing import body_unused, parse_body
 from payments.api.schema import operations
 from payments.platform_clock import sandbox_clock_only
 from payments.sandbox_clock import sandbox_clock_advance, sandbox_clock_get, sandbox_clock_reset
@@ -107,4 +107,6 @@ class SandboxClockResetApi(_SandboxClockApi):
         description=EXTENSION + "Put the platform's clock back on real time.",
     )
     def post(self, request: Request) -> Response:
+        sandbox_clock_only()
+        body_unused(request)
         return self.render(sandbox_clock_reset(platform=request.auth.platform))
