@@ -42,7 +42,7 @@ class AgentAdmin(_ReadOnlyAdmin):
 
 @admin.register(AgentAction)
 class AgentActionAdmin(_ReadOnlyAdmin):
-    list_display = ("pk", "type", "status", "agent", "customer", "usage_amount", "created_at")
+    list_display = ("pk", "type", "status", "agent", "customer", "usage_amount", "created_at", "decided_by")
     list_filter = ("status", "type")
     list_select_related = ("agent", "customer")
     search_fields = ("agent__name", "customer__platform_customer_id")
@@ -58,6 +58,8 @@ class AgentActionAdmin(_ReadOnlyAdmin):
         "usage_amount",
         "rejection_reason",
         "failure_reason",
+        "decided_at",
+        "decided_by",
         "created_at",
         "updated_at",
     )

@@ -192,8 +192,12 @@ def _locked_action(platform: Platform, agent_id: UUID, action_id: UUID) -> Agent
 
 
 @transaction.atomic
-def agent_action_approve(*, platform: Platform, agent_id: UUID, action_id: UUID) -> AgentAction:
+def agent_action_approve(
+    *, platform: Platform, agent_id: UUID, action_id: UUID, decided_by: str
+) -> AgentAction:
+    """`decided_by` names who approved (the API token), kept for the audit with the time."""
     action = _locked_action(platform, agent_id, action_id)
+    action.decided_at, action.decided_by = clock.now(), decided_by
     try:
         with transaction.atomic():
             action.transaction = _execute(action)
@@ -206,8 +210,11 @@ def agent_action_approve(*, platform: Platform, agent_id: UUID, action_id: UUID)
 
 
 @transaction.atomic
-def agent_action_reject(*, platform: Platform, agent_id: UUID, action_id: UUID, reason: str) -> AgentAction:
+def agent_action_reject(
+    *, platform: Platform, agent_id: UUID, action_id: UUID, reason: str, decided_by: str
+) -> AgentAction:
     action = _locked_action(platform, agent_id, action_id)
+    action.decided_at, action.decided_by = clock.now(), decided_by
     action.status, action.rejection_reason = Status.REJECTED, reason or "Rejected by the platform"
     action.touch()
     action.save()

@@ -205,6 +205,7 @@ class AgentActionApproveApi(APIView):
             platform=request.auth.platform,
             agent_id=ids.parse("Agent", agentId),
             action_id=ids.parse("AgentAction", actionId),
+            decided_by=str(request.auth),
         )
         return Response(render_action(action))
 
@@ -217,5 +218,6 @@ class AgentActionRejectApi(APIView):
             agent_id=ids.parse("Agent", agentId),
             action_id=ids.parse("AgentAction", actionId),
             reason=body.get("reason", ""),
+            decided_by=str(request.auth),
         )
         return Response(render_action(action))

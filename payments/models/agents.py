@@ -73,6 +73,9 @@ class AgentAction(PlatformScoped):
     transaction = optional_ref("payments.Transaction")
     rejection_reason = models.TextField(blank=True)
     failure_reason = models.TextField(blank=True)
+    # The platform's decision on a held action, for the audit: when, and which API token made it.
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.CharField(max_length=250, blank=True)
     # What the action counts against the spending limits, in the policy's currency when submitted.
     usage_amount = models.BigIntegerField(default=0)
 

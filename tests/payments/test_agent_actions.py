@@ -102,6 +102,9 @@ def test_over_the_threshold_it_waits_for_approval_and_the_platform_is_told(api, 
         and approved.json()["transaction"]["id"] == quote["transactionId"]
     )
     assert alice["me"].get(f"/agents/me/actions/{action['id']}").json()["status"] == "APPROVED"
+    audit = AgentAction.objects.get(pk=action["id"].split(":")[1])
+    assert audit.decided_by == f"{api.token.name} ({api.token.client_id})"
+    assert audit.decided_at is not None and audit.decided_at >= audit.created_at
     twice = api.post(f"/agents/{alice['agent']['id']}/actions/{action['id']}/approve")
     assert twice.status_code == 409 and twice.json()["code"] == "CONFLICT"
     assert api.get("/agents/approvals").json()["data"] == []
@@ -115,6 +118,9 @@ def test_approval_required_mode_holds_even_small_actions_and_reject_ends_them(ap
     rejected = api.post(f"{path}/reject", {"reason": "Not this week"})
     assert rejected.status_code == 200
     assert rejected.json()["status"] == "REJECTED" and rejected.json()["rejectionReason"] == "Not this week"
+    assert AgentAction.objects.get(pk=action["id"].split(":")[1]).decided_by.endswith(
+        f"({api.token.client_id})"
+    )
     assert api.post(f"{path}/approve").status_code == 409
     assert api.post(f"{path}/reject").status_code == 409
     assert Transaction.objects.get(pk=quote["transactionId"].split(":")[1]).status == "PENDING"
@@ -235,7 +241,9 @@ def test_of_concurrent_approvals_exactly_one_executes(api, alice):
         try:
             barrier.wait()
             outcomes.append(
-                agent_action_approve(platform=api.platform, agent_id=agent_id, action_id=action_id).status
+                agent_action_approve(
+                    platform=api.platform, agent_id=agent_id, action_id=action_id, decided_by="race"
+                ).status
             )
         except ServiceError as error:
             outcomes.append(error.code)
