@@ -53,13 +53,17 @@ def platform_clock_groups(base_now: dt.datetime) -> list[tuple[Q, dt.datetime]]:
     return groups + [(Q(platform_id=pk), base_now + offset) for pk, offset in moved.items()]
 
 
+def platform_clock_offset_of(platform_id: UUID) -> dt.timedelta:
+    """`platform_clock_offset` for a platform known by its key."""
+    if settings.PRODUCTION:
+        return clock.ZERO
+    offsets = Platform.objects.filter(pk=platform_id).values_list("sandbox_clock_offset", flat=True)
+    return next(iter(offsets), clock.ZERO)
+
+
 def platform_time_of(platform_id: UUID) -> AbstractContextManager[None]:
     """`platform_time` for a platform known by its key (a worker's task about one of its rows)."""
-    offset = clock.ZERO
-    if not settings.PRODUCTION:
-        offsets = Platform.objects.filter(pk=platform_id).values_list("sandbox_clock_offset", flat=True)
-        offset = next(iter(offsets), clock.ZERO)
-    return clock.platform_offset(offset)
+    return clock.platform_offset(platform_clock_offset_of(platform_id))
 
 
 def due_by_platform_clocks(field: str) -> Q:

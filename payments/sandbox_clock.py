@@ -5,7 +5,7 @@ clock forward pulls its waiting retries in by as much.
 
 Moving the clock forward applies what fell due before it answers, in time order: each due step runs
 at its own instant (its `settledAt`, its webhooks' timestamps), by the same locked function the
-workers run (a step is popped under its transaction's row lock, so it happens once whoever runs it),
+workers run (a step is popped under its row's lock, so it happens once whoever runs it),
 before the new time is stored: workers see the new time only once nothing it made due is left."""
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from django.db.models.functions import Greatest
 
 from payments import clock
 from payments.errors import Conflict, FieldError, InvalidInput
-from payments.models import Platform, Transaction, WebhookEvent
+from payments.models import Platform, StablecoinOperation, Transaction, WebhookEvent
 from payments.platform_clock import platform_clock_offset, platform_time_enter, sandbox_clock_only
+from payments.stablecoins.operations import stablecoin_operation_advance_at
 from payments.transactions import transaction_advance_at
 from payments.wire.time import utc_timestamp
 
@@ -86,27 +87,40 @@ def _pull_in_webhook_retries(platform: Platform, delta: dt.timedelta, base: dt.d
     ).update(next_attempt_at=Greatest(F("next_attempt_at") - delta, base), task_due_at=None)
 
 
+# The rows with a timeline of due steps, and the locked function that applies them as at an instant.
+_TIMELINES: Final = (
+    (Transaction, lambda pk, at: transaction_advance_at(transaction_id=pk, at=at)),
+    (StablecoinOperation, lambda pk, at: stablecoin_operation_advance_at(operation_id=pk, at=at)),
+)
+
+
 def sandbox_clock_catch_up(*, platform: Platform, since: dt.datetime, until: dt.datetime) -> int:
-    """Apply the platform's steps due by `until`, earliest first across its transactions, each at its
-    own instant (a step may schedule another, e.g. a refund that settles later, which then takes its
-    turn); one already due at `since`, the clock's time before the move, as at `since`, so nothing
-    is told as happening before what was told already. Returns how many rounds applied something."""
+    """Apply the platform's steps due by `until`, earliest first across its transactions and stablecoin
+    operations, each at its own instant (a step may schedule another, e.g. a refund that settles later,
+    which then takes its turn); one already due at `since`, the clock's time before the move, as at
+    `since`, so nothing is told as happening before what was told already. Returns how many rounds
+    applied something."""
     rounds, failed = 0, set()
     for _ in range(CATCH_UP_STEPS):
-        earliest = (
-            Transaction.objects.filter(platform=platform, next_step_at__lte=until)
-            .exclude(pk__in=failed)
-            .order_by("next_step_at", "pk")
-            .values_list("pk", "next_step_at")
-            .first()
-        )
-        if earliest is None:
+        due = [
+            (row, advance)
+            for model, advance in _TIMELINES
+            if (
+                row := model.objects.filter(platform=platform, next_step_at__lte=until)
+                .exclude(pk__in=failed)
+                .order_by("next_step_at", "pk")
+                .values_list("pk", "next_step_at")
+                .first()
+            )
+        ]
+        if not due:
             break
+        (pk, at), advance = min(due, key=lambda item: item[0][1])
         try:
-            transaction_advance_at(transaction_id=earliest[0], at=max(earliest[1], since))
-        except Exception:  # as the workers do: one transaction's failure stops no other
-            log.exception("could not apply the due steps of transaction %s", earliest[0])
-            failed.add(earliest[0])
+            advance(pk, max(at, since))
+        except Exception:  # as the workers do: one row's failure stops no other
+            log.exception("could not apply the due steps of %s", pk)
+            failed.add(pk)
         rounds += 1
     return rounds
 

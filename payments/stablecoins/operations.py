@@ -34,7 +34,7 @@ from payments.models import (
     Stablecoin,
     StablecoinOperation,
 )
-from payments.platform_clock import platform_time_of
+from payments.platform_clock import platform_clock_offset_of
 from payments.pricing import MAX_AMOUNT
 from payments.stablecoins.registry import link_usable, stablecoin_get, supply_accounts
 from payments.state_machines import StateMachine
@@ -355,13 +355,20 @@ def _apply_step(operation: Operation, step: dict[str, Any]) -> None:
 def stablecoin_operation_advance(*, operation_id: UUID) -> Operation:
     """Apply the operation's due steps by its platform's clock, in order, under its row lock (a no-op
     when none is due)."""
+    return stablecoin_operation_advance_at(operation_id=operation_id)
+
+
+def stablecoin_operation_advance_at(*, operation_id: UUID, at: dt.datetime | None = None) -> Operation:
+    """`stablecoin_operation_advance`, or with `at` the steps due by that instant of its platform's
+    clock, each applied as at that instant (a sandbox clock that moved past them)."""
     with transaction.atomic():
         operation = (
             Operation.objects.select_for_update(of=("self",))
             .select_related("stablecoin")
             .get(pk=operation_id)
         )
-        with platform_time_of(operation.platform_id):
+        offset = platform_clock_offset_of(operation.platform_id) if at is None else at - clock.base_now()
+        with clock.platform_offset(offset):
             for step in steps_pop_due(operation, clock.now()):
                 _apply_step(operation, step)
         steps_set(operation, operation.steps)

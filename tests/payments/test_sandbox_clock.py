@@ -13,7 +13,7 @@ from django.test import override_settings
 
 from payments import clock
 from payments.accounts import account_balance
-from payments.models import CardTransaction, LedgerJournal, WebhookEvent
+from payments.models import CardTransaction, LedgerJournal, StablecoinOperation, WebhookEvent
 from payments.stablecoins import FUNDS_ARRIVE, stablecoin_operations_relay
 from payments.tasks import transactions_advance_task
 from payments.transactions import transaction_steps_relay
@@ -284,18 +284,18 @@ def test_an_authenticator_apps_real_code_still_works_on_a_moved_clock(api):
     assert confirmed.status_code == 200, confirmed.json()
 
 
-def test_a_wire_mint_completes_when_its_platforms_clock_reaches_the_funds(api, other_api, monkeypatch):
-    queued = []
-    monkeypatch.setattr("payments.due_steps.task_named", lambda name: type("T", (), {"delay": queued.append}))
+def test_a_move_completes_a_wire_mint_whose_funds_fall_due_and_no_other_platforms(api, other_api):
     mints = {}
     for each in (api, other_api):
         coin = issuer(each)
         body = mint_body(coin, 100_000_000, "WIRE")
         mints[each] = each.post(f"/stablecoins/{coin['coin']}/mints", body, **keyed()).json()
-    _advance(api, by=f"PT{int(FUNDS_ARRIVE.total_seconds())}S")
-    assert stablecoin_operations_relay() == 1  # the moved platform's mint only
-    assert queued == [[mints[api]["id"].split(":", 1)[1]]]
-    assert api.get(f"/stablecoin-operations/{mints[api]['id']}").json()["status"] == "COMPLETED"
+    _advance(api, by=f"PT{int(FUNDS_ARRIVE.total_seconds()) - 1}S")
+    assert StablecoinOperation.objects.get(pk=mints[api]["id"].split(":", 1)[1]).status == "PENDING_FUNDING"
+    _advance(api, by="PT1S")
+    # applied by the move itself, before any read or worker
+    assert StablecoinOperation.objects.get(pk=mints[api]["id"].split(":", 1)[1]).status == "COMPLETED"
+    assert stablecoin_operations_relay() == 0
     assert (
         other_api.get(f"/stablecoin-operations/{mints[other_api]['id']}").json()["status"]
         == "PENDING_FUNDING"
