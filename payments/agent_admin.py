@@ -1,5 +1,6 @@
 """Admin pages for agents and their actions: read-only, as the platform's API owns them. No device
-code or access token is shown (only their digests are kept, and those are not shown either)."""
+code or access token is shown (only their digests are kept, and those are not shown either). A
+deleted agent's actions stay, shown with its kept name."""
 
 from __future__ import annotations
 
@@ -42,12 +43,22 @@ class AgentAdmin(_ReadOnlyAdmin):
 
 @admin.register(AgentAction)
 class AgentActionAdmin(_ReadOnlyAdmin):
-    list_display = ("pk", "type", "status", "agent", "customer", "usage_amount", "created_at", "decided_by")
+    list_display = (
+        "pk",
+        "type",
+        "status",
+        "shown_agent",
+        "customer",
+        "usage_amount",
+        "created_at",
+        "decided_by",
+    )
     list_filter = ("status", "type")
     list_select_related = ("agent", "customer")
-    search_fields = ("agent__name", "customer__platform_customer_id")
+    search_fields = ("agent__name", "deleted_agent_name", "customer__platform_customer_id")
     fields = (
-        "agent",
+        "shown_agent",
+        "deleted_agent_id",
         "customer",
         "platform",
         "type",
@@ -64,3 +75,9 @@ class AgentActionAdmin(_ReadOnlyAdmin):
         "updated_at",
     )
     readonly_fields = fields
+
+    @admin.display(description="agent")
+    def shown_agent(self, action: AgentAction) -> str:
+        if action.agent is not None:
+            return str(action.agent)
+        return f"{action.deleted_agent_name} (deleted)"

@@ -123,7 +123,9 @@ class AgentDetailApi(APIView):
 
     @_on_agent("deleteAgent", responses={204: None})
     def delete(self, request: Request, agentId: str) -> Response:
-        agent_delete(platform=request.auth.platform, agent_id=ids.parse("Agent", agentId))
+        agent_delete(
+            platform=request.auth.platform, agent_id=ids.parse("Agent", agentId), decided_by=str(request.auth)
+        )
         return Response(status=204)
 
 
