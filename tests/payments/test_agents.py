@@ -243,6 +243,27 @@ def test_deleting_an_agent_ends_its_credentials_at_once(api, customer):
     assert not AgentCredential.objects.exists() and not AgentDeviceCode.objects.exists()
 
 
+def test_redeeming_is_limited_per_client_address(api, customer, settings):
+    settings.AGENT_DEVICE_CODE_REDEEMS_PER_WINDOW = 3
+    settings.AGENT_DEVICE_CODE_REDEEM_WINDOW_SECONDS = 60
+    code = create_agent(api, customer)["deviceCode"]["code"]
+    guesses = [_redeem(f"SERVICE-AGENT-2222-2222-222{i}").status_code for i in range(2, 5)]
+    assert guesses == [404, 404, 404]
+    refused = _redeem(code)  # even the right code, until the window has room again
+    assert refused.status_code == 429
+    body = refused.json()
+    assert body["status"] == 429 and body["code"] == "RATE_LIMITED"
+    assert set(body) == {"status", "code", "message", "details"}
+    retry_after = int(refused["Retry-After"])
+    assert 59 <= retry_after <= 60 and body["details"]["retryAfterSeconds"] == retry_after
+    other = APIClient(REMOTE_ADDR="203.0.113.9").post(
+        f"{API}/agents/device-codes/SERVICE-AGENT-2222-2222-2229/redeem"
+    )
+    assert other.status_code == 404  # another address has its own count
+    clock.advance(dt.timedelta(seconds=61))
+    assert _redeem(code).status_code == 200
+
+
 def test_management_needs_platform_credentials_with_the_right_permission(api, customer):
     agent_id = create_agent(api, customer)["agent"]["id"]
     assert APIClient().get(f"{API}/agents").status_code == 401
