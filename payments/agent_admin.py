@@ -41,23 +41,18 @@ class AgentAdmin(_ReadOnlyAdmin):
         return format_html("<pre>{}</pre>", json.dumps(agent.policy, indent=2, sort_keys=True))
 
 
+# An action's agent by name: the live agent's, or the name kept when it was deleted.
+_AGENT_NAMES = ("agent__name", "deleted_agent_name")
+
+
 @admin.register(AgentAction)
 class AgentActionAdmin(_ReadOnlyAdmin):
-    list_display = (
-        "pk",
-        "type",
-        "status",
-        "shown_agent",
-        "customer",
-        "usage_amount",
-        "created_at",
-        "decided_by",
-    )
+    list_display = ("pk", "type", "status", "actor", "customer", "usage_amount", "created_at", "decided_by")
     list_filter = ("status", "type")
     list_select_related = ("agent", "customer")
-    search_fields = ("agent__name", "deleted_agent_name", "customer__platform_customer_id")
+    search_fields = (*_AGENT_NAMES, "customer__platform_customer_id")
     fields = (
-        "shown_agent",
+        "actor",
         "deleted_agent_id",
         "customer",
         "platform",
@@ -75,9 +70,3 @@ class AgentActionAdmin(_ReadOnlyAdmin):
         "updated_at",
     )
     readonly_fields = fields
-
-    @admin.display(description="agent")
-    def shown_agent(self, action: AgentAction) -> str:
-        if action.agent is not None:
-            return str(action.agent)
-        return f"{action.deleted_agent_name} (deleted)"

@@ -90,6 +90,13 @@ class AgentAction(PlatformScoped):
     def __str__(self) -> str:
         return f"{self.type} {self.status}"
 
+    @property
+    def actor(self) -> str:
+        """The name of the agent that submitted it; a deleted agent's kept name, marked so."""
+        return self.agent.name if self.agent is not None else f"{self.deleted_agent_name} (deleted)"
+
+    actor.fget.short_description = "agent"  # the admin's column
+
 
 class AgentQuote(models.Model):
     """A quote an agent created: the only quotes it may read or execute."""
