@@ -3,7 +3,6 @@ from __future__ import annotations
 import base64
 
 import pytest
-from django.core.cache import cache
 from hypothesis import HealthCheck, settings
 from rest_framework.test import APIClient
 
@@ -36,10 +35,9 @@ def _publish_in_the_callers_thread(settings):
 
 
 @pytest.fixture(autouse=True)
-def _forget_rate_limits():
+def _forget_rate_limits(_reset_clock):
     """The service's throttles count in the cache, which a test's rollback does not empty."""
-    yield
-    cache.delete(DeviceCodeRedeemThrottle.key_for("127.0.0.1"))
+    DeviceCodeRedeemThrottle().forget("127.0.0.1")
 
 
 @pytest.fixture(autouse=True)
