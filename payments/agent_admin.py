@@ -1,5 +1,6 @@
 """Admin pages for agents and their actions: read-only, as the platform's API owns them. No device
-code or access token is shown (only their digests are kept, and those are not shown either)."""
+code or access token is shown (only their digests are kept, and those are not shown either). A
+deleted agent's actions stay, shown with its kept name."""
 
 from __future__ import annotations
 
@@ -40,14 +41,19 @@ class AgentAdmin(_ReadOnlyAdmin):
         return format_html("<pre>{}</pre>", json.dumps(agent.policy, indent=2, sort_keys=True))
 
 
+# An action's agent by name: the live agent's, or the name kept when it was deleted.
+_AGENT_NAMES = ("agent__name", "deleted_agent_name")
+
+
 @admin.register(AgentAction)
 class AgentActionAdmin(_ReadOnlyAdmin):
-    list_display = ("pk", "type", "status", "agent", "customer", "usage_amount", "created_at", "decided_by")
+    list_display = ("pk", "type", "status", "actor", "customer", "usage_amount", "created_at", "decided_by")
     list_filter = ("status", "type")
     list_select_related = ("agent", "customer")
-    search_fields = ("agent__name", "customer__platform_customer_id")
+    search_fields = (*_AGENT_NAMES, "customer__platform_customer_id")
     fields = (
-        "agent",
+        "actor",
+        "deleted_agent_id",
         "customer",
         "platform",
         "type",

@@ -46,7 +46,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import QuerySet, Subquery
+from django.db.models import Q, QuerySet, Subquery
 
 from payments import clock, rates
 from payments.account_info.enums import PAYMENT_RAILS
@@ -681,11 +681,12 @@ _LIST_LOOKUPS = {
 
 
 def transaction_list(*, platform: Platform, filters: dict[str, Any]) -> QueryShape:
-    """The platform's transactions matching `filters` (keys as in the API, values parsed). A shape
-    for each set of filters, so a page's statements are compiled once (payments.query_plans). It is
-    stale while any of the platform's transactions has a due step: the reader applies them first
-    (`refresh`) so no listed transaction shows a state it has already left, and the filters match
-    the states they are in.
+    """The platform's transactions matching `filters` (keys as in the API, values parsed; and
+    `internal_account_ids`, a collection: only the transactions from or to one of those internal
+    accounts). A shape for each set of filters (and number of accounts), so a page's statements are
+    compiled once (payments.query_plans). It is stale while any of the platform's transactions has a
+    due step: the reader applies them first (`refresh`) so no listed transaction shows a state it has
+    already left, and the filters match the states they are in.
 
     `type` is written into the statement (a `Literal`): the index of incoming transactions is
     partial (`transaction_platform_incoming`), and PostgreSQL can use it in a prepared statement's
@@ -694,21 +695,40 @@ def transaction_list(*, platform: Platform, filters: dict[str, Any]) -> QuerySha
     kind = Transaction.Type(filters["type"]).value if "type" in filters else None
     platform_only = bool(filters.get("platform_only"))
     account = filters.get("account_identifier")
+    internal_accounts = filters.get("internal_account_ids")
+    if internal_accounts is not None:
+        internal_accounts = tuple(sorted(internal_accounts))
 
     def build(platform_id: UUID, now: dt.datetime, *values: Any) -> QuerySet[Transaction]:
+        keyed, values = values[: len(keys)], values[len(keys) :]
         rows = Transaction.objects.filter(platform_id=platform_id)
-        rows = rows.filter(**{_LIST_LOOKUPS[k]: v for k, v in zip(keys, values, strict=False)})
+        rows = rows.filter(**{_LIST_LOOKUPS[k]: v for k, v in zip(keys, keyed, strict=True)})
         if kind is not None:
             rows = rows.filter(type=Literal(kind))
         if platform_only:
             rows = rows.filter(customer__isnull=True)
         if account is not None:
-            value = values[-1]
+            value, values = values[0], values[1:]
             rows = rows.filter(sender_identifier=value) | rows.filter(receiver_identifier=value)
+        if internal_accounts == ():
+            rows = rows.filter(pk__isnull=True)  # no account: nothing (an empty IN has no SQL)
+        elif internal_accounts is not None:
+            rows = rows.filter(
+                Q(source_internal_account_id__in=values) | Q(destination_internal_account_id__in=values)
+            )
         return rows
 
-    name = f"transaction-list|{','.join(keys)}|{kind}|{platform_only}|{account is not None}"
-    args = (platform.pk, clock.now(), *(filters[k] for k in keys), *(() if account is None else (account,)))
+    name = (
+        f"transaction-list|{','.join(keys)}|{kind}|{platform_only}|{account is not None}"
+        f"|{None if internal_accounts is None else len(internal_accounts)}"
+    )
+    args = (
+        platform.pk,
+        clock.now(),
+        *(filters[k] for k in keys),
+        *(() if account is None else (account,)),
+        *(internal_accounts or ()),
+    )
     return QueryShape(
         name,
         build,

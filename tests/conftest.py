@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, settings
 from rest_framework.test import APIClient
 
 from payments import clock, service_keys
+from payments.api.throttles import DeviceCodeRedeemThrottle
 from tests import factories
 
 API = "/api/2025-10-13"
@@ -31,6 +32,12 @@ def _publish_in_the_callers_thread(settings):
     once and its database rows are visible to the failure path; tests/project/test_publishing.py
     covers the background thread."""
     settings.CELERY_PUBLISH_IN_BACKGROUND = False
+
+
+@pytest.fixture(autouse=True)
+def _forget_rate_limits(_reset_clock):
+    """The service's throttles count in the cache, which a test's rollback does not empty."""
+    DeviceCodeRedeemThrottle().forget("127.0.0.1")
 
 
 @pytest.fixture(autouse=True)

@@ -7,6 +7,8 @@ committed with the action (the outbox).
   only a PENDING_APPROVAL action moves (to APPROVED, or FAILED when the operation fails, e.g. its
   quote expired meanwhile or the funds are short); any other answer is 409.
 - **Reject** moves a PENDING_APPROVAL action to REJECTED with the platform's reason; nothing runs.
+  Deleting the agent rejects its pending actions the same way ("The agent was deleted") and keeps
+  every action, with the agent's id and name, for the audit.
 - **Expiry**, as the reference says: a pending EXECUTE_QUOTE whose quote has expired reads FAILED
   (`payments.wire.agents.action_status`) and approving it records FAILED. A pending transfer has no
   expiry of its own.
@@ -219,6 +221,26 @@ def agent_action_reject(
     action.touch()
     action.save()
     return _rows(platform).get(pk=action.pk)
+
+
+DELETED_AGENT_REASON = "The agent was deleted"
+
+
+def agent_actions_keep(*, agent: Agent, decided_by: str) -> None:
+    """Before the locked `agent` is deleted: its actions keep its id and name for the audit, and
+    those still PENDING_APPROVAL end REJECTED (so they cannot be approved afterwards). The UPDATE waits
+    for the row lock of an approval already running and then finds its action no longer pending; an
+    approval that comes after finds no action of the agent (404)."""
+    rows = AgentAction.objects.filter(agent=agent)
+    now = clock.now()
+    rows.filter(status=Status.PENDING_APPROVAL).update(
+        status=Status.REJECTED,
+        rejection_reason=DELETED_AGENT_REASON,
+        decided_at=now,
+        decided_by=decided_by,
+        updated_at=now,
+    )
+    rows.update(deleted_agent_id=agent.pk, deleted_agent_name=agent.name)
 
 
 def agent_action_list(*, agent: Agent, status: str | None = None) -> QuerySet[AgentAction]:

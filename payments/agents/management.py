@@ -1,5 +1,5 @@
 """Agents as their platform manages them: create (with a first device code), list, read, rename,
-pause, change the policy, delete (its credentials go with it)."""
+pause, change the policy, delete (its credentials go with it; its actions stay, for the audit)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from uuid import UUID
 from django.db import transaction
 from django.db.models import QuerySet
 
+from payments.agents.actions import agent_actions_keep
 from payments.agents.credentials import IssuedCode, device_code_issue
 from payments.agents.policy import policy_checked, policy_merged
 from payments.customers import customer_get
@@ -94,6 +95,9 @@ def agent_policy_update(*, platform: Platform, agent_id: UUID, changes: Mapping[
 
 
 @transaction.atomic
-def agent_delete(*, platform: Platform, agent_id: UUID) -> None:
+def agent_delete(*, platform: Platform, agent_id: UUID, decided_by: str) -> None:
+    """Its credentials and device codes go with it (its token stops working at once); its actions are
+    kept, and the pending ones are rejected, by `decided_by` (the API token), in this transaction."""
     agent = _locked(platform, agent_id)
-    agent.delete()  # its credentials, device codes and actions with it
+    agent_actions_keep(agent=agent, decided_by=decided_by)
+    agent.delete()

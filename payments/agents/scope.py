@@ -58,13 +58,26 @@ def agent_internal_account_list(
 
 
 def agent_transaction_list(*, agent: Agent, filters: Mapping[str, Any]) -> QueryShape:
+    """The agent's customer's transactions; when its policy restricts accounts, only those from or to
+    an allowed account (as the internal accounts it lists)."""
     permission_check(agent, "VIEW_TRANSACTIONS")
-    return transaction_list(platform=agent.platform, filters={**filters, "customer_id": agent.customer_id})
+    narrowed = {**filters, "customer_id": agent.customer_id}
+    allowed = allowed_account_ids(agent)
+    if allowed is not None:
+        narrowed["internal_account_ids"] = allowed
+    return transaction_list(platform=agent.platform, filters=narrowed)
 
 
 def agent_transaction_get(*, agent: Agent, transaction_id: UUID) -> Transaction:
+    """As agent_transaction_list narrows it: 404 for any transaction the list would not show."""
     permission_check(agent, "VIEW_TRANSACTIONS")
-    return _customers(agent, transaction_get(platform=agent.platform, transaction_id=transaction_id))
+    txn = _customers(agent, transaction_get(platform=agent.platform, transaction_id=transaction_id))
+    allowed = allowed_account_ids(agent)
+    if allowed is not None and allowed.isdisjoint(
+        {txn.source_internal_account_id, txn.destination_internal_account_id}
+    ):
+        raise ResourceNotFound("Transaction")
+    return txn
 
 
 def agent_external_account_list(*, agent: Agent, currency: str | None = None) -> QuerySet[ExternalAccount]:

@@ -31,6 +31,7 @@ from payments.api.agent_operations import AgentActionListResponseSerializer, Age
 from payments.api.pagination import paginate
 from payments.api.parsing import CHANGED_BETWEEN, ChangedBetweenQuery, id_filters, parse_id_field
 from payments.api.schema import operations, path_parameter
+from payments.api.throttles import DeviceCodeRedeemThrottle
 from payments.models import Agent
 from payments.wire.agents import (
     AgentActionRejectSerializer,
@@ -123,7 +124,9 @@ class AgentDetailApi(APIView):
 
     @_on_agent("deleteAgent", responses={204: None})
     def delete(self, request: Request, agentId: str) -> Response:
-        agent_delete(platform=request.auth.platform, agent_id=ids.parse("Agent", agentId))
+        agent_delete(
+            platform=request.auth.platform, agent_id=ids.parse("Agent", agentId), decided_by=str(request.auth)
+        )
         return Response(status=204)
 
 
@@ -153,10 +156,12 @@ class DeviceCodeStatusApi(APIView):
 
 
 class DeviceCodeRedeemApi(APIView):
-    """The agent's software calls this with nothing but the code: the code is the credential."""
+    """The agent's software calls this with nothing but the code: the code is the credential, so its
+    attempts are limited per client address (payments.api.throttles)."""
 
     authentication_classes = []
     permission_classes = [AllowAny]
+    throttle_classes = [DeviceCodeRedeemThrottle]
 
     @_on_code(
         "redeemAgentDeviceCode", request=None, responses=AgentDeviceCodeRedeemResponseSerializer, auth=[]

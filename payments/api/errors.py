@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, JsonResponse
@@ -34,7 +35,7 @@ def as_service_error(exc: Exception) -> errors.ServiceError:
     if isinstance(exc, drf.NotAcceptable):
         return errors.NotAcceptable()
     if isinstance(exc, drf.Throttled):
-        return errors.RateLimited(retry_after=int(exc.wait or 1))
+        return errors.RateLimited(retry_after=math.ceil(exc.wait or 1))  # a second early is refused again
     if isinstance(exc, drf.ValidationError):
         return errors.InvalidInput(errors=field_errors(None, exc.detail))
     if isinstance(exc, drf.NotFound | Http404):

@@ -122,6 +122,7 @@ ERRORS: dict[str, tuple[int, ...]] = {
     "createStablecoinBurn": (409, 503),
     "createAgent": (404, 410),
     "regenerateAgentDeviceCode": (409,),
+    "redeemAgentDeviceCode": (429,),
     "approveAgentAction": (409,),
     "rejectAgentAction": (409,),
     "agentExecuteQuote": (400, 409, 410, 429),

@@ -55,13 +55,18 @@ class AgentCredential(models.Model):
 
 class AgentAction(PlatformScoped):
     """An operation an agent submitted (a quote execution or a transfer), executed at once or after the
-    platform approves it. Change status only through payments.agents.actions."""
+    platform approves it; kept after the agent is deleted. Change status only through
+    payments.agents.actions."""
 
     ID_KIND = "AgentAction"
     Status = models.TextChoices("Status", "PENDING_APPROVAL APPROVED REJECTED FAILED")
     Type = models.TextChoices("Type", "EXECUTE_QUOTE TRANSFER_OUT TRANSFER_IN")
 
-    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="actions")
+    # Kept when the agent is deleted (payments.agents.management.agent_delete), for the audit: the
+    # agent then reads null and its id and name are kept below.
+    agent = models.ForeignKey(Agent, on_delete=models.SET_NULL, null=True, blank=True, related_name="actions")
+    deleted_agent_id = models.UUIDField(null=True, blank=True)
+    deleted_agent_name = models.CharField(max_length=255, blank=True)
     customer = models.ForeignKey("payments.Customer", on_delete=models.PROTECT, related_name="+")
     type = models.CharField(max_length=16, choices=Type.choices)
     status = models.CharField(max_length=16, choices=Status.choices)
@@ -84,6 +89,13 @@ class AgentAction(PlatformScoped):
 
     def __str__(self) -> str:
         return f"{self.type} {self.status}"
+
+    @property
+    def actor(self) -> str:
+        """The name of the agent that submitted it; a deleted agent's kept name, marked so."""
+        return self.agent.name if self.agent is not None else f"{self.deleted_agent_name} (deleted)"
+
+    actor.fget.short_description = "agent"  # the admin's column
 
 
 class AgentQuote(models.Model):

@@ -260,6 +260,91 @@ def test_of_concurrent_approvals_exactly_one_executes(api, alice):
     assert stored.status == "APPROVED" and stored.transaction.status != "PENDING"
 
 
+def test_deleting_an_agent_keeps_its_actions_and_rejects_the_pending_ones(api, admin_client, alice):
+    _, done = _execute(alice)
+    _set_policy(api, alice, defaultExecutionMode="APPROVAL_REQUIRED")
+    quote, held = _execute(alice)
+    agent_id = alice["agent"]["id"]
+    assert api.delete(f"/agents/{agent_id}").status_code == 204
+    assert api.get(f"/agents/{agent_id}").status_code == 404
+    assert alice["me"].get("/agents/me/actions").status_code == 401
+    approve = api.post(f"/agents/{agent_id}/actions/{held['id']}/approve")
+    assert approve.status_code == 404
+    assert api.get("/agents/approvals").json()["data"] == []
+    kept = {a.public_id: a for a in AgentAction.objects.all()}
+    assert set(kept) == {done["id"], held["id"]}
+    assert kept[done["id"]].status == "APPROVED" and kept[done["id"]].transaction is not None
+    rejected = kept[held["id"]]
+    assert rejected.status == "REJECTED" and rejected.rejection_reason == "The agent was deleted"
+    assert (
+        rejected.decided_at is not None and rejected.decided_by == f"{api.token.name} ({api.token.client_id})"
+    )
+    assert rejected.transaction is None
+    assert Transaction.objects.get(pk=quote["transactionId"].split(":")[1]).status == "PENDING"
+    for action in kept.values():
+        assert action.agent is None and action.deleted_agent_name == "Payroll agent"
+        assert f"Agent:{action.deleted_agent_id}" == agent_id
+    listing = admin_client.get("/admin/payments/agentaction/").content.decode()
+    assert "Payroll agent (deleted)" in listing
+    page = admin_client.get(f"/admin/payments/agentaction/{rejected.pk}/change/")
+    assert page.status_code == 200 and "The agent was deleted" in page.content.decode()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_an_approval_racing_the_agents_deletion_runs_or_is_rejected_never_both(api, alice):
+    from django.db import connection
+
+    from payments.agents.management import agent_delete
+
+    _set_policy(api, alice, defaultExecutionMode="APPROVAL_REQUIRED")
+    quote, action = _execute(alice)
+    agent_id, action_id = (v.split(":")[1] for v in (alice["agent"]["id"], action["id"]))
+    barrier = threading.Barrier(2)
+    outcomes: dict[str, str] = {}
+
+    def run(name, call) -> None:
+        try:
+            barrier.wait()
+            call()
+            outcomes[name] = "done"
+        except ServiceError as error:
+            outcomes[name] = error.code
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(
+            target=run,
+            args=(
+                "approve",
+                lambda: agent_action_approve(
+                    platform=api.platform, agent_id=agent_id, action_id=action_id, decided_by="race"
+                ),
+            ),
+        ),
+        threading.Thread(
+            target=run,
+            args=(
+                "delete",
+                lambda: agent_delete(platform=api.platform, agent_id=agent_id, decided_by="race"),
+            ),
+        ),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    stored = AgentAction.objects.get()
+    assert outcomes["delete"] == "done" and stored.agent is None
+    txn = Transaction.objects.get(pk=quote["transactionId"].split(":")[1])
+    if outcomes["approve"] == "done":
+        assert stored.status == "APPROVED" and txn.status != "PENDING"
+    else:
+        assert outcomes["approve"] == "NOT_FOUND"
+        assert stored.status == "REJECTED" and txn.status == "PENDING"
+
+
 # --- the policy's decisions, over random policies and requests ----------------------------------
 
 _limit = st.one_of(st.none(), st.integers(min_value=0, max_value=100_000))

@@ -162,6 +162,44 @@ def test_transactions_are_the_customers_own(api, world):
     )
 
 
+def test_allowed_accounts_narrow_the_transactions_the_agent_sees(api, world):
+    """Only the transactions from or to an allowed account, listed or read one by one."""
+    alice = world["alice"]
+    eur = funded_account(alice["customer"], 1_000_000, "EUR")
+    txns = {}
+    for name, (source, destination) in {
+        "usd": (alice["account"], alice["external"]),
+        "eur": (eur, eur_external(api.platform, alice["customer"])),
+    }.items():
+        quote = api.post("/quotes", quote_body(source.public_id, destination.public_id, 5_000)).json()
+        executed = api.post(f"/quotes/{quote['id']}/execute")
+        assert executed.status_code == 200, executed.json()
+        txns[name] = quote["transactionId"]
+    me = alice["me"]
+    path = f"/agents/{alice['agent']['id']}/policy"
+    assert {txns["usd"], txns["eur"]} <= _ids(me.get("/agents/me/transactions"))
+
+    api.patch(path, {"accountRestrictions": {"allowedAccountIds": [alice["account"].public_id]}})
+    listed = me.get("/agents/me/transactions", {"limit": 100})
+    assert txns["usd"] in _ids(listed) and txns["eur"] not in _ids(listed)
+    allowed = alice["account"].public_id
+    assert all(
+        allowed in (t["source"].get("accountId"), t["destination"].get("accountId"))
+        for t in listed.json()["data"]
+    )
+    assert me.get(f"/agents/me/transactions/{txns['usd']}").status_code == 200
+    hidden = me.get(f"/agents/me/transactions/{txns['eur']}")
+    assert hidden.status_code == 404 and hidden.json()["code"] == "TRANSACTION_NOT_FOUND"
+
+    api.patch(path, {"accountRestrictions": {"allowedAccountIds": [eur.public_id, allowed]}})
+    assert {txns["usd"], txns["eur"]} <= _ids(me.get("/agents/me/transactions"))
+    api.patch(path, {"accountRestrictions": {"allowedAccountIds": []}})
+    assert _ids(me.get("/agents/me/transactions")) == set()
+    assert me.get(f"/agents/me/transactions/{txns['usd']}").status_code == 404
+    api.patch(path, {"accountRestrictions": {"allowedAccountIds": None}})
+    assert me.get(f"/agents/me/transactions/{txns['eur']}").status_code == 200
+
+
 @pytest.mark.parametrize(
     ("permission", "method", "path", "body"),
     [

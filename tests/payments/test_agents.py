@@ -243,6 +243,55 @@ def test_deleting_an_agent_ends_its_credentials_at_once(api, customer):
     assert not AgentCredential.objects.exists() and not AgentDeviceCode.objects.exists()
 
 
+def _redeem_from(address, code):
+    return APIClient(REMOTE_ADDR=address).post(f"{API}/agents/device-codes/{code}/redeem")
+
+
+def test_redeeming_is_limited_per_client_address(api, customer, settings):
+    settings.AGENT_DEVICE_CODE_REDEEMS_PER_WINDOW = 3
+    settings.AGENT_DEVICE_CODE_REDEEM_WINDOW_SECONDS = 60
+    address = "198.51.100.7"
+    code = create_agent(api, customer)["deviceCode"]["code"]
+    guesses = [_redeem_from(address, f"SERVICE-AGENT-2222-2222-222{i}").status_code for i in range(2, 5)]
+    assert guesses == [404, 404, 404]
+    refused = _redeem_from(address, code)  # even the right code, until the next window
+    assert refused.status_code == 429
+    body = refused.json()
+    assert body["status"] == 429 and body["code"] == "RATE_LIMITED"
+    assert set(body) == {"status", "code", "message", "details"}
+    retry_after = int(refused["Retry-After"])
+    assert 1 <= retry_after <= 60 and body["details"]["retryAfterSeconds"] == retry_after
+    assert _redeem("SERVICE-AGENT-2222-2222-2229").status_code == 404  # another address counts its own
+    clock.advance(dt.timedelta(seconds=retry_after))
+    assert _redeem_from(address, code).status_code == 200
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_redemptions_from_one_address_never_pass_the_limit_together(settings):
+    from django.db import connection
+
+    settings.AGENT_DEVICE_CODE_REDEEMS_PER_WINDOW = 4
+    settings.AGENT_DEVICE_CODE_REDEEM_WINDOW_SECONDS = 600
+    callers = 12
+    barrier = threading.Barrier(callers)
+    answers: list[int] = []
+
+    def guess(i: int) -> None:
+        try:
+            barrier.wait()
+            answers.append(_redeem_from("198.51.100.8", f"SERVICE-AGENT-3333-3333-33{i:02d}").status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=guess, args=(i,)) for i in range(callers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(answers) == [404] * 4 + [429] * (callers - 4)
+
+
 def test_management_needs_platform_credentials_with_the_right_permission(api, customer):
     agent_id = create_agent(api, customer)["agent"]["id"]
     assert APIClient().get(f"{API}/agents").status_code == 401
