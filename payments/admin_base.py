@@ -14,6 +14,17 @@ class ViewAndDeleteAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None) -> bool:
         return False
 
+    def get_readonly_fields(self, request, obj=None) -> tuple[str, ...]:
+        """Every field shown (its `fields`) unless the page names its own `readonly_fields`."""
+        return tuple(self.readonly_fields or self.fields or ())
+
+
+class ReadOnlyAdmin(ViewAndDeleteAdmin):
+    """An admin page that shows and never changes."""
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
 
 class ReadOnlyInline(admin.TabularInline):
     extra = 0

@@ -29,11 +29,11 @@ from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.csp import csp_override
 
 from payments import admin_base
+from payments.admin_base import ReadOnlyAdmin
 from payments.customers import customer_status_transition
 from payments.document_response import document_file_response
 from payments.errors import ServiceError
 from payments.models import BeneficialOwner, Customer, CustomerStatusChange, Document, Verification
-from payments.money_admin import ReadOnlyAdmin
 from payments.verifications import verification_review_start
 
 REVIEW_PERMISSION = "payments.review_customer"

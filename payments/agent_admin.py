@@ -9,17 +9,12 @@ import json
 from django.contrib import admin
 from django.utils.html import format_html
 
-from payments.admin_base import ViewAndDeleteAdmin
+from payments.admin_base import ReadOnlyAdmin
 from payments.models import Agent, AgentAction
 
 
-class _ReadOnlyAdmin(ViewAndDeleteAdmin):
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
-
 @admin.register(Agent)
-class AgentAdmin(_ReadOnlyAdmin):
+class AgentAdmin(ReadOnlyAdmin):
     list_display = ("name", "customer", "platform", "is_paused", "connected_at", "created_at")
     list_filter = ("is_paused",)
     list_select_related = ("customer", "platform")
@@ -34,7 +29,6 @@ class AgentAdmin(_ReadOnlyAdmin):
         "created_at",
         "updated_at",
     )
-    readonly_fields = fields
 
     @admin.display(description="policy")
     def shown_policy(self, agent: Agent) -> str:
@@ -46,7 +40,7 @@ _AGENT_NAMES = ("agent__name", "deleted_agent_name")
 
 
 @admin.register(AgentAction)
-class AgentActionAdmin(_ReadOnlyAdmin):
+class AgentActionAdmin(ReadOnlyAdmin):
     list_display = ("pk", "type", "status", "actor", "customer", "usage_amount", "created_at", "decided_by")
     list_filter = ("status", "type")
     list_select_related = ("agent", "customer")
@@ -69,4 +63,3 @@ class AgentActionAdmin(_ReadOnlyAdmin):
         "created_at",
         "updated_at",
     )
-    readonly_fields = fields

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 
+from payments.admin_base import ReadOnlyAdmin
 from payments.cards import card_update
 from payments.errors import ServiceError
 from payments.models import Card, CardTransaction
-from payments.money_admin import ReadOnlyAdmin
 
 
 @admin.register(Card)

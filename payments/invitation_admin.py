@@ -39,7 +39,6 @@ class InvitationAdmin(ViewAndDeleteAdmin):
         "cancelled_at",
         "created_at",
     )
-    readonly_fields = fields
 
     @admin.display(description="status")
     def shown_status(self, invitation: Invitation) -> str:
@@ -74,7 +73,6 @@ class ContactVerificationAdmin(ViewAndDeleteAdmin):
         "verified_contact",
         "verified_at",
     )
-    readonly_fields = fields
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False

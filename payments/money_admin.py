@@ -9,20 +9,8 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from payments.admin_base import ReadOnlyAdmin
 from payments.models import DailyVolume, LedgerJournal, LedgerPosting, Transaction
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """An admin page that shows and never changes (the SCA pages use it too)."""
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(Transaction)

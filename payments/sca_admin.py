@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 
+from payments.admin_base import ReadOnlyAdmin
 from payments.errors import ServiceError
 from payments.models import ScaChallenge, ScaFactorReset, ScaPasskey, ScaProfile, ScaTotp
-from payments.money_admin import ReadOnlyAdmin
 from payments.sca.resets import sca_factor_reset_review
 
 

@@ -9,9 +9,8 @@ from typing import Any
 
 from django.contrib import admin
 
-from payments.admin_base import record_fields
+from payments.admin_base import ReadOnlyAdmin, record_fields
 from payments.models import Stablecoin, StablecoinOperation, StablecoinProviderAccount
-from payments.money_admin import ReadOnlyAdmin
 from payments.stablecoins import stablecoin_supply
 
 PAGES = {

@@ -39,17 +39,25 @@ def _found[T: (ApiToken, Agent)](credential: T | None, message: str) -> T:
     return credential
 
 
+def _authorization(request) -> tuple[str, str] | None:
+    """The Authorization header's scheme (lower case) and credentials; None without the header."""
+    header = request.META.get("HTTP_AUTHORIZATION", "")
+    if not header:
+        return None
+    scheme, _, credentials = header.partition(" ")
+    return scheme.lower(), credentials
+
+
 class ApiTokenAuthentication(authentication.BaseAuthentication):
     def authenticate(self, request) -> tuple[None, ApiToken] | None:
-        header = request.META.get("HTTP_AUTHORIZATION", "")
-        if not header:
+        if (authorization := _authorization(request)) is None:
             return None
-        scheme, _, encoded = header.partition(" ")
-        if scheme.lower() == "bearer":
+        scheme, encoded = authorization
+        if scheme == "bearer":
             raise exceptions.AuthenticationFailed(
                 "An agent's access token reaches only /agents/me and below; use HTTP Basic with an API token"
             )
-        if scheme.lower() != "basic" or not encoded:
+        if scheme != "basic" or not encoded:
             raise exceptions.AuthenticationFailed("Use HTTP Basic authentication with an API token")
         try:
             decoded = base64.b64decode(encoded.strip(), validate=True).decode()
@@ -80,16 +88,15 @@ class HasTokenPermission(permissions.BasePermission):
 
 class AgentTokenAuthentication(authentication.BaseAuthentication):
     def authenticate(self, request) -> tuple[None, Agent] | None:
-        header = request.META.get("HTTP_AUTHORIZATION", "")
-        if not header:
+        if (authorization := _authorization(request)) is None:
             return None
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() == "basic":
+        scheme, token = authorization
+        if scheme == "basic":
             raise Forbidden(
                 "Platform credentials cannot call agent operations; use the agent's access token "
                 "(Authorization: Bearer <accessToken>)"
             )
-        if scheme.lower() != "bearer" or not token:
+        if scheme != "bearer" or not token:
             raise exceptions.AuthenticationFailed("Use Bearer authentication with the agent's access token")
         return None, _found(agent_authenticate(token=token.strip()), "Invalid agent access token")
 
