@@ -14,8 +14,7 @@ one comparison below sees every key the client sent.
 
    stored exactly as issued; `bodySha256` is the SHA-256 of the request body's canonical JSON
    (`payments.canonical`: sorted keys, no whitespace), so the stamp commits to the whole body.
-2. Signed retry (`retry_complete`): the same request plus both headers. Its row is found and locked
-   in one statement, then checked in this order:
+2. Signed retry (`retry_complete`): the same request plus both headers. Checked in this order:
    REQUEST_ID_MISSING / WALLET_SIGNATURE_MISSING (one header without the other), unknown or
    expired `Request-Id` (401 UNAUTHORIZED), WALLET_SIGNATURE_MALFORMED (stamp does not decode),
    WALLET_SIGNATURE_BODY_MISMATCH (the body differs from the challenged one in anything but key
@@ -25,7 +24,7 @@ one comparison below sees every key the client sent.
    challenge was issued, so a retry's body is compared, never parsed again: leaving out a
    required field is a body mismatch too. Checks that fail consume nothing; the client may
    correct itself before `expiresAt`.
-3. The request row is then claimed (PENDING → COMPLETED/FAILED, or PROCESSING), so of
+3. The request row is then locked and claimed (PENDING → COMPLETED/FAILED, or PROCESSING), so of
    any number of concurrent retries exactly one performs the operation, and its answer is the
    delivery of the outcome.
 
@@ -333,17 +332,18 @@ def retry_complete(
         raise RequestIdMissing()
     if not attempt.signature and not stampless:
         raise WalletSignatureMissing()
+    request = _pending_lookup(platform=platform, kind=kind, target=target, request_id=attempt.request_id)
     digest = body_sha256(attempt.body)
     signature_digest = _sha256(attempt.signature or "")
-    # Found and locked in one statement: a concurrent retry of the same request waits here, then
-    # finds it claimed. Nothing is written before the claim, so a refusal leaves no trace.
+    if request.status != Status.PENDING:
+        return _resend(request, digest, signature_digest)
+    if request.expires_at <= clock.now():
+        raise RequestIdRejected("The requestId has expired; start the operation again")
+    proof = _authenticate(request, signature=attempt.signature, digest=digest, body=attempt.body)
     with transaction.atomic():
-        request = _pending_locked(platform=platform, kind=kind, target=target, request_id=attempt.request_id)
-        if request.status != Status.PENDING:
+        request = _locked(request.pk)
+        if request.status != Status.PENDING:  # a concurrent retry got here first
             return _resend(request, digest, signature_digest)
-        if request.expires_at <= clock.now():
-            raise RequestIdRejected("The requestId has expired; start the operation again")
-        proof = _authenticate(request, signature=attempt.signature, digest=digest, body=attempt.body)
         _signer_confirm(request, proof)
         request.signature_sha256 = signature_digest
         if request.signer_rule == Signer.NONE:
@@ -355,10 +355,10 @@ def retry_complete(
         return _perform(request, record_failures=record_failures, delivered=True)
 
 
-def _pending_locked(*, platform: Platform, kind: str, target: str, request_id: str) -> SignedRequest:
+def _pending_lookup(*, platform: Platform, kind: str, target: str, request_id: str) -> SignedRequest:
     pk = ids.parse_or_none(SignedRequest.ID_KIND, request_id)
     request = (
-        plan_first("signed-retry-lookup-lock", _request_rows_locked, platform.pk, pk, kind, target)
+        plan_first("signed-retry-lookup", _request_rows, platform.pk, pk, kind, target)
         if pk is not None
         else None
     )
@@ -367,10 +367,8 @@ def _pending_locked(*, platform: Platform, kind: str, target: str, request_id: s
     return request
 
 
-def _request_rows_locked(platform_id: UUID, pk: UUID, kind: str, target: str):
-    return SignedRequest.objects.select_for_update().filter(
-        platform_id=platform_id, pk=pk, kind=kind, target=target
-    )[:1]
+def _request_rows(platform_id: UUID, pk: UUID, kind: str, target: str):
+    return SignedRequest.objects.filter(platform_id=platform_id, pk=pk, kind=kind, target=target)[:1]
 
 
 def _locked(pk: UUID | str) -> SignedRequest:
@@ -533,7 +531,7 @@ def _save_mutable(request: SignedRequest, fields: list[str]) -> None:
 
 
 def _resend(request: SignedRequest, digest: str, signature_digest: str) -> Outcome | Processing:
-    """A request naming a claimed `Request-Id` (`_deliver` decides under the row's lock)."""
+    """A request naming a claimed `Request-Id` (read without a lock; `_deliver` decides under one)."""
     if request.delivered_at is not None:
         raise RequestIdRejected(USED_MESSAGE)
     _body_check(request, digest)
