@@ -128,6 +128,11 @@ DATABASES = {
 # Behind PgBouncer in transaction mode (README "Running in production") a connection's next
 # transaction may run on another server connection: nothing may outlive a transaction there.
 DATABASE_TRANSACTION_POOLING = env_bool("DATABASE_TRANSACTION_POOLING", default=False)
+# The stamp check remembers active sessions in process and PostgreSQL tells every process when one
+# changes (LISTEN, wallets/session_cache.py). A transaction pooler does not pass LISTEN on: behind
+# one, DATABASE_LISTEN_URL names a direct connection for the listener, or the cache stays off.
+WALLET_SESSION_CACHE = env_bool("WALLET_SESSION_CACHE", default=True)
+DATABASE_LISTEN_URL = os.environ.get("DATABASE_LISTEN_URL", "")
 if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # Parameters bound by the server, so psycopg prepares a statement once it has run a few times on
     # a connection: PostgreSQL then skips parsing and planning it again. Half the database's CPU on

@@ -41,6 +41,13 @@ def _forget_rate_limits(_reset_clock):
 
 
 @pytest.fixture(autouse=True)
+def _no_session_cache(settings):
+    """A test's rollback discards the notifications that keep the stamp check's session cache true;
+    tests/wallets/test_session_cache.py turns it on over committed transactions."""
+    settings.WALLET_SESSION_CACHE = False
+
+
+@pytest.fixture(autouse=True)
 def _forget_service_public_keys():
     service_keys.forget_cached_public_keys()  # the rows they came from are rolled back with each test
 

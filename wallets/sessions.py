@@ -25,7 +25,7 @@ from payments import clock, ids
 from payments.errors import FieldError, InvalidInput, ResourceNotFound
 from payments.models import Platform
 from payments.query_plans import plan_insert, plan_update
-from wallets import passkeys, signed_retry
+from wallets import passkeys, session_cache, signed_retry
 from wallets.crypto import (
     credential_bundle_seal,
     private_key_bytes,
@@ -128,6 +128,7 @@ def session_revoke_perform(request: SignedRequest) -> Outcome:
     session.revoked_at = clock.now()
     session.touch()
     session.save(update_fields=["revoked_at", "updated_at"])
+    session_cache.forget_on_commit(session.account_id)
     return Outcome(204)
 
 
@@ -260,6 +261,7 @@ def passkey_login_perform(request: SignedRequest) -> Outcome:
 @transaction.atomic
 def sessions_revoke_for_credential(credential: AuthCredential) -> int:
     now = clock.now()
+    session_cache.forget_on_commit(credential.account_id)
     return AuthSession.objects.filter(credential=credential, revoked_at__isnull=True).update(
         revoked_at=now, updated_at=now
     )

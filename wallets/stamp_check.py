@@ -13,7 +13,8 @@ from uuid import UUID
 from django.conf import settings
 
 from payments import clock
-from payments.query_plans import plan_exists  # the stamp check runs on every embedded-wallet execute
+from payments.query_plans import plan_all  # the stamp check runs on every embedded-wallet execute
+from wallets import session_cache
 from wallets.crypto import StampInvalid, StampMalformed, stamp_verify
 from wallets.errors import WalletSignatureInvalid, WalletSignatureMalformed, WalletSignatureMissing
 from wallets.models import AuthSession
@@ -24,7 +25,8 @@ def wallet_stamp_verify(*, internal_account_id: UUID, payload: str, header: str 
     """Raise 401 WALLET_SIGNATURE_MISSING / _MALFORMED / _INVALID unless `header` is a stamp over
     exactly `payload` by the key of an active (unexpired, unrevoked) session of the account.
 
-    Sandbox only: the legacy literal `sandbox-valid-signature` passes without a key.
+    Sandbox only: the legacy literal `sandbox-valid-signature` passes without a key. A session this
+    process has checked before is answered from `wallets.session_cache` without a query.
     """
     if not header:
         raise WalletSignatureMissing()
@@ -38,15 +40,17 @@ def wallet_stamp_verify(*, internal_account_id: UUID, payload: str, header: str 
         raise WalletSignatureInvalid("The signature does not verify over payloadToSign") from None
     # Session keys are stored canonical (compressed hex, `public_key_hex`) and the stamp's key is
     # given in that form, so this equality is the point comparison.
-    if not plan_exists(
-        "wallet-stamp-session",
-        _active_sessions,
-        internal_account_id,
-        verified.public_key_hex_compressed,
-        clock.now(),
-    ):
-        raise WalletSignatureInvalid("The stamp's key is not the key of an active session of this wallet")
+    public_key = verified.public_key_hex_compressed
+    now = clock.now()
+    expires_at = session_cache.expiry(internal_account_id, public_key)
+    if expires_at is None or expires_at <= now:
+        generation = session_cache.generation()
+        found = plan_all("wallet-stamp-session", _latest_expiry, internal_account_id, public_key, now)
+        if not found:
+            raise WalletSignatureInvalid("The stamp's key is not the key of an active session of this wallet")
+        session_cache.remember(internal_account_id, public_key, found[0], generation)
 
 
-def _active_sessions(account_id: UUID, public_key: str, now: dt.datetime):
-    return AuthSession.objects.active(at=now).filter(account_id=account_id, public_key=public_key)
+def _latest_expiry(account_id: UUID, public_key: str, now: dt.datetime):
+    active = AuthSession.objects.active(at=now).filter(account_id=account_id, public_key=public_key)
+    return active.order_by("-expires_at").values_list("expires_at", flat=True)[:1]

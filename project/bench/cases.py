@@ -166,7 +166,8 @@ MICROS = [
     Micro("stamp verify (key parse cached)", RAW_VERIFY, _wallets("stamp_verify_same_key")),
     Micro("stamp verify (a new key every call)", RAW_VERIFY, _wallets("stamp_verify_new_keys")),
     # What every stamped execute of an embedded wallet's quote pays: at most 2 verifies (ratio >= 0.5).
-    Micro("wallet_stamp_verify seam (+ session query)", RAW_VERIFY, _wallets("stamp_seam"), target=0.5),
+    # The session, once seen, is remembered in process (wallets/session_cache.py).
+    Micro("wallet_stamp_verify seam (+ active session)", RAW_VERIFY, _wallets("stamp_seam"), target=0.5),
     Micro(TXN_IN_PROCESS, None, _wallets("orm_transaction")),
     # Lookup, stamp, claim, session insert, outcome: at most 4 ms (the floor was about 3.6 ms).
     Micro("OTP verify signed retry leg", TXN_IN_PROCESS, _wallets("otp_retry_leg"), calls=400, max_us=4000),

@@ -9,7 +9,9 @@ What can be measured how:
   against the in-process ORM-transaction floor.
 - The stamp check itself (`stamp_verify`) and what payments calls through its seam on every
   stamped quote execute (`payments.wallet_seam.wallet_stamp_verify`: stamp plus active-session
-  lookup) are measured in process against a raw P-256 verify with an already parsed key.
+  check, which asks the database only for a session this process has not seen, or has been told
+  changed: wallets/session_cache.py) are measured in process against a raw P-256 verify with an
+  already parsed key.
 - Over HTTP, the stamped request that is safe to repeat is the identical re-send of a signed retry
   that is still PROCESSING (what integrators loop on): it answers 200 PROCESSING and, by design,
   does not verify the stamp again (`replay_load`). A re-send after the outcome was delivered is a

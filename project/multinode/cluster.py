@@ -200,6 +200,7 @@ class Cluster:
             "MEDIA_ROOT": str(self.media),
             "DATABASE_URL": self.database_url,
             "DATABASE_TRANSACTION_POOLING": "1",
+            "DATABASE_LISTEN_URL": DATABASE_URL,  # past PgBouncer: its session cache's listener
             "CELERY_BROKER_URL": self.redis_url,
             "CACHE_URL": self.redis_url,
             "LOG_FORMAT": "json",
