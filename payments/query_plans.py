@@ -9,8 +9,10 @@ values the same way.
 
 - Reads (`plan_first`, `plan_all`, `plan_count`): a plan is built once from a queryset whose
   parameters are placeholders, and each call runs its SQL with the real values and builds the model
-  instances (select_related ones included) the way Django's ModelIterable does, or the values of a
-  `values_list(flat=True)` queryset. The SQL is the ORM's own, so locks (`select_for_update`) and
+  instances (select_related ones included) the way Django's ModelIterable does, the values of a
+  `values_list(flat=True)` queryset, or the named tuples of a `values_list(named=True)` one (for a
+  hot list: building a model instance costs more than fetching its row). A page's JSON columns are
+  decoded together (`_json_decoded`). The SQL is the ORM's own, so locks (`select_for_update`) and
   joins are exactly the queryset's. A value that is part of a statement's shape rather than an
   argument goes into its SQL as a `Literal`. `plan_exists` only asks whether the queryset has a row
   (nothing is built).
@@ -22,6 +24,7 @@ values the same way.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import threading
 import uuid
 from collections.abc import Callable, Sequence
@@ -33,18 +36,22 @@ from django.db.models import (
     AutoField,
     BigAutoField,
     Field,
+    JSONField,
     Model,
     QuerySet,
     SmallAutoField,
     UUIDField,
     Value,
 )
+from django.db.models.expressions import Col
 from django.db.models.query import (
     FlatValuesListIterable,
     ModelIterable,
+    NamedValuesListIterable,
     _get_from_db,
     get_related_populators,
 )
+from django.db.models.utils import create_namedtuple_class
 
 _UUID = UUIDField()  # how a UUID parameter goes to the database (native, or hex text on SQLite)
 
@@ -70,11 +77,13 @@ class _Plan:
     sql: str
     order: tuple[int, ...]  # which argument each SQL parameter takes
     compiler: Any
-    converters: dict
+    converters: dict  # by column, but for json_columns
+    json_columns: tuple[int, ...]  # plain JSONField columns, decoded by `_json_decoded`
     start: int
     end: int
     init_list: list[str]
-    from_db: Callable | None  # None: the rows are values (a values_list(flat=True) or count)
+    from_db: Callable | None  # None: the rows are values (a values_list(flat=True) or count) or named
+    row_class: type[tuple] | None  # values_list(named=True): the named tuple of a row
     populators: list
     annotations: dict[str, int]  # each annotation's column
 
@@ -151,10 +160,16 @@ def _plan(name: str, build: Callable[..., QuerySet], args: tuple, *, count: bool
         sql, converters = f"SELECT COUNT(*) FROM ({sql}) AS counted", {}  # noqa: S608
     else:
         converters = compiler.get_converters([s[0] for s in select[: compiler.col_count]])
+    json_columns = tuple(column for column, found in converters.items() if _plain_json(*found))
+    converters = {column: found for column, found in converters.items() if column not in json_columns}
+    row_class = None
     if count or queryset._iterable_class is FlatValuesListIterable:
         start, end, init_list, from_db, populators, annotations = 0, 1, [], None, [], {}
+    elif queryset._iterable_class is NamedValuesListIterable:
+        row_class = _row_class(queryset)
+        start, end, init_list, from_db, populators, annotations = 0, 0, [], None, [], {}
     elif queryset._iterable_class is not ModelIterable:
-        raise TypeError("a query plan reads model instances or values_list(flat=True) values")
+        raise TypeError("a query plan reads model instances, values_list(flat=True) or (named=True)")
     else:
         fields = klass_info["select_fields"]
         start, end = fields[0], fields[-1] + 1
@@ -169,10 +184,12 @@ def _plan(name: str, build: Callable[..., QuerySet], args: tuple, *, count: bool
         order=tuple(_placeholder_index(p, placeholders, connection) for p in params),
         compiler=compiler,
         converters=converters,
+        json_columns=json_columns,
         start=start,
         end=end,
         init_list=init_list,
         from_db=from_db,
+        row_class=row_class,
         populators=populators,
         annotations=annotations,
     )
@@ -181,6 +198,43 @@ def _plan(name: str, build: Callable[..., QuerySet], args: tuple, *, count: bool
             del _plans[next(iter(_plans))]
         _plans[name] = plan
     return plan
+
+
+def _row_class(queryset: QuerySet) -> type[tuple]:
+    """The named tuple of a values_list(named=True) row, its names in the statement's column order.
+    Django names the columns after the fields given to values_list alone, so an annotation added
+    after it would have no name: give it to values_list."""
+    query = queryset.query
+    names = (*query.extra_select, *query.values_select, *query.annotation_select)
+    if tuple(queryset._fields or names) != names:
+        raise TypeError(f"a query plan reads named rows whose columns are named in order, not {names}")
+    return create_namedtuple_class(*names)
+
+
+def _plain_json(converters: list, expression: Any) -> bool:
+    """Whether a column is a JSONField's own, with no decoder of its own: its one conversion is
+    `json.loads` (of text: the PostgreSQL backend reads jsonb as text, SQLite stores text)."""
+    return (
+        isinstance(expression, Col)
+        and isinstance(expression.target, JSONField)
+        and expression.target.decoder is None
+        and [getattr(c, "__func__", None) for c in converters] == [JSONField.from_db_value]
+    )
+
+
+def _json_decoded(rows: list[tuple], columns: tuple[int, ...]) -> list[list]:
+    """`rows` with the JSON text of `columns` decoded, all in one `json.loads`: for documents as
+    small as a transaction's source a call costs more than the parsing, and a page of transactions
+    has six JSON columns a row. NULL stays None, as JSONField.from_db_value leaves it."""
+    texts = ("null" if row[c] is None else row[c] for row in rows for c in columns)
+    values = iter(json.loads(f"[{','.join(texts)}]"))
+    decoded = []
+    for row in rows:
+        row = list(row)
+        for c in columns:
+            row[c] = next(values)
+        decoded.append(row)
+    return decoded
 
 
 def _run(plan: _Plan, args: tuple, *, first: bool) -> list[tuple]:
@@ -192,12 +246,16 @@ def _run(plan: _Plan, args: tuple, *, first: bool) -> list[tuple]:
             rows = [] if row is None else [row]
         else:
             rows = cursor.fetchall()
+    if plan.json_columns and rows:
+        rows = _json_decoded(rows, plan.json_columns)
     if plan.converters and rows:
         rows = list(plan.compiler.apply_converters(rows, plan.converters))
     return rows
 
 
 def _built(plan: _Plan, row: tuple) -> Any:
+    if plan.row_class is not None:
+        return tuple.__new__(plan.row_class, row)
     if plan.from_db is None:
         return row[0]
     obj = plan.from_db(plan.alias, plan.init_list, row[plan.start : plan.end])
@@ -223,7 +281,8 @@ def plan_first(
 
 def plan_all(name: str, build: Callable[..., QuerySet], *args: uuid.UUID | dt.datetime | str) -> list:
     """Every row of `build(*args)` (a sliced queryset, so the rows are few), as the ORM would return
-    them: model instances, or the values of a `values_list(flat=True)`. As for `plan_first`."""
+    them: model instances, the values of a `values_list(flat=True)` or the named tuples of a
+    `values_list(named=True)`. As for `plan_first`."""
     plan = _plan(name, build, args)
     return [_built(plan, row) for row in _run(plan, args, first=False)]
 

@@ -70,10 +70,12 @@ def _page(
     keys_first: bool,
     counted: QuerySet | None = None,
     stale: Any = None,
+    fields: Sequence[str] | None = None,
 ) -> QuerySet:
     """The page's rows, one more than `limit` (to tell whether more follow), in page order; with
     `counted` (keys, as `_counted` gives them), each also carries their number as _TOTAL, and with
-    `stale` (an expression) its value as _STALE."""
+    `stale` (an expression) its value as _STALE. With `fields`, the rows are named tuples of those
+    fields (and the annotations), not model instances."""
     order = "pk" if ascending else "-pk"
     rows = queryset.order_by(order)
     if after is not None:
@@ -90,6 +92,8 @@ def _page(
         rows = rows.annotate(**{_TOTAL: total})
     if stale is not None:
         rows = rows.annotate(**{_STALE: stale})
+    if fields is not None:
+        rows = rows.values_list(*fields, *rows.query.annotation_select, named=True)
     return rows[: limit + 1]
 
 
@@ -111,11 +115,14 @@ def _count(rows: QuerySet | QueryShape, limit: int | None) -> int:
 @dataclass(frozen=True)
 class PageSource:
     """One kind of record in a merged list (`paginate_merged`): its rows and how each renders.
-    `keys_first` as for `paginate`."""
+    `keys_first` as for `paginate`. `fields`: the ones `render` reads (`pk` among them), to read a
+    page as named tuples of them instead of model instances, which cost more to build than the rows
+    cost to fetch."""
 
     rows: QuerySet | QueryShape
     render: Callable[[Any], dict]
     keys_first: bool = False
+    fields: Sequence[str] | None = None
 
 
 def paginate(
@@ -160,12 +167,15 @@ def _read(
     count_limit: int | None,
 ) -> tuple[list, Callable[[], int]]:
     """A page of the source's rows (one more than `limit`, in page order) and how to count every match."""
-    rows, keys_first = source.rows, source.keys_first
+    rows, keys_first, fields = source.rows, source.keys_first, source.fields
     if isinstance(rows, QueryShape):
         given = len(rows.args)
         order = "asc" if ascending else "desc"
         counting = count_limit if count else "no"
-        shape = f"{rows.name}|page|{order}|{limit}|{after is not None}|{keys_first}|count={counting}"
+        shape = (
+            f"{rows.name}|page|{order}|{limit}|{after is not None}|{keys_first}|count={counting}"
+            f"|{'*' if fields is None else ','.join(fields)}"
+        )
 
         def build(*args):
             matching = rows.build(*args[:given])
@@ -177,6 +187,7 @@ def _read(
                 keys_first=keys_first,
                 counted=_counted(matching, count_limit) if count else None,
                 stale=rows.stale(*args[:given]) if rows.stale is not None else None,
+                fields=fields,
             )
 
         arguments = (*rows.args, *([after] if after is not None else []))
@@ -185,7 +196,9 @@ def _read(
         if rows.refresh is not None and (not items or getattr(items[0], _STALE)) and rows.refresh():
             items = plan_all(shape, build, *arguments)
     else:
-        items = list(_page(rows, limit=limit, ascending=ascending, after=after, keys_first=keys_first))
+        items = list(
+            _page(rows, limit=limit, ascending=ascending, after=after, keys_first=keys_first, fields=fields)
+        )
 
     def total() -> int:
         if after is None and len(items) <= limit:

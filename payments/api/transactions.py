@@ -26,6 +26,7 @@ from payments.transactions import (
 )
 from payments.wire.cards import CardTransactionSerializer, render_card_transaction
 from payments.wire.transactions import (
+    RENDERED_FIELDS,
     IncomingTransactionSerializer,
     OutgoingTransactionSerializer,
     render_transaction,
@@ -130,7 +131,7 @@ class TransactionListApi(APIView):
         if filters.get("type") != "CARD" and filters.get("status") not in _CARD_ONLY_STATUSES:
             rows = transaction_list(platform=platform, filters=filters)
             # keys_first: a page costs the same with a million transactions as with a thousand
-            sources.append(PageSource(rows, render_transaction, keys_first=True))
+            sources.append(PageSource(rows, render_transaction, keys_first=True, fields=RENDERED_FIELDS))
         cards = card_transaction_list(platform=platform, filters=filters)
         if cards is not None:
             sources.append(PageSource(cards, render_card_transaction))

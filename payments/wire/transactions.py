@@ -30,6 +30,46 @@ PENDING_REASONS = [
 ]
 
 
+# Every field `render_transaction` reads: a list renders named rows of these, not model instances
+# (payments.api.pagination.PageSource), so it reads nothing else of a transaction, not even a property.
+RENDERED_FIELDS = (
+    "pk",
+    "platform_id",
+    "customer_id",
+    "quote_id",
+    "type",
+    "direction",
+    "status",
+    "pending_reason",
+    "source",
+    "destination",
+    "platform_customer_id",
+    "created_at",
+    "updated_at",
+    "settled_at",
+    "receipt_delivery_confirmed_at",
+    "description",
+    "sent_amount",
+    "sent_currency",
+    "received_amount",
+    "received_currency",
+    "exchange_rate",
+    "fees",
+    "platform_fees",
+    "refund",
+    "counterparty_information",
+    "reference",
+    "settlement_hash",
+    "failure_reason",
+    "rate_details",
+    "payment_rail",
+    "rail_selection_mode",
+    "steps",
+    "remittance_information",
+    "purpose_of_payment",
+)
+
+
 def _settlement(txn: Transaction) -> tuple[str | None, int | None]:
     """expectedSettlementAt and settlementTimelineSeconds: known once a deferred settlement is scheduled."""
     due = next((s["at"] for s in txn.steps or [] if s["step"] == Step.COMPLETE), None)
@@ -40,8 +80,9 @@ def _settlement(txn: Transaction) -> tuple[str | None, int | None]:
 
 
 def render_transaction(txn: Transaction) -> dict[str, Any]:
-    """The reference's OutgoingTransaction / IncomingTransaction; also the `data` of payment webhooks."""
-    data: dict[str, Any] = {"id": txn.public_id, "status": txn.status}
+    """The reference's OutgoingTransaction / IncomingTransaction; also the `data` of payment webhooks.
+    `txn` is a model instance or a row of RENDERED_FIELDS."""
+    data: dict[str, Any] = {"id": ids.render(Transaction.ID_KIND, txn.pk), "status": txn.status}
     if txn.pending_reason:
         data["pendingReason"] = txn.pending_reason
     data.update(type=txn.type, direction=txn.direction, source=txn.source, destination=txn.destination)
@@ -77,7 +118,7 @@ def render_transaction(txn: Transaction) -> dict[str, Any]:
             data["reconciliationInstructions"]["transactionHash"] = txn.settlement_hash
     if txn.failure_reason:
         data["failureReason"] = txn.failure_reason
-    if txn.is_outgoing:
+    if txn.type == Transaction.Type.OUTGOING:
         data["platformFees"] = txn.platform_fees
         if txn.rate_details:
             data["rateDetails"] = txn.rate_details

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.db.models import Value
 
 from payments import query_plans
 from payments.models import Platform
@@ -32,6 +33,33 @@ def test_all_rows_count_and_values_as_the_orm_gives_them():
     assert keys == list(_named("plans-").values_list("pk", flat=True))
     assert plan_count("test-platform-count", lambda name: _named(name).values_list("pk")[:2], "plans-") == 2
     assert plan_count("test-platform-count-all", lambda name: _named(name).values_list("pk"), "x") == 0
+
+
+def test_named_rows_and_json_columns_as_the_orm_gives_them():
+    """JSON columns are decoded a page at a time (one json.loads): SQL NULL, a JSON null, strings
+    with commas and brackets, nesting and unicode come back as the ORM decodes them one by one."""
+    factories.PlatformFactory(name="named", embedded_wallet_config=None, fee_configs=[])
+    factories.PlatformFactory(
+        name="named",
+        embedded_wallet_config={"a": [1, {"b": "x, ]}"}], "é": None},
+        card_tokenization_2fa_config="a string, [quoted]",
+        fee_configs=[None, 1.5, True],
+    )
+    fields = ("pk", "name", "embedded_wallet_config", "card_tokenization_2fa_config", "fee_configs")
+
+    def rows(name):
+        return _named(name).values_list(*fields, named=True)[:5]
+
+    got = plan_all("test-named-rows", rows, "named")
+    assert got == list(rows("named")) and got[1].embedded_wallet_config is None
+    assert [p.embedded_wallet_config for p in plan_all("test-json", lambda n: _named(n)[:5], "named")] == [
+        p.embedded_wallet_config for p in _named("named")
+    ]
+    with pytest.raises(TypeError, match="named in order"):  # Django names values_list's columns alone
+        plan_all(
+            "test-named-late",
+            lambda: _named("named").values_list(*fields, named=True).annotate(n=Value(1))[:1],
+        )
 
 
 def test_a_literal_is_written_into_the_statement_and_only_a_name_is_one():

@@ -202,6 +202,77 @@ def test_a_filtered_list_matches_the_state_a_due_step_moves_a_transaction_into(a
         assert page["totalCount"] == len(expected[status])
 
 
+def _platforms_own_transaction_with_every_optional_field(api) -> Transaction:
+    at = clock.now()
+    txn = Transaction.new(
+        type=Transaction.Type.OUTGOING,
+        customer=None,
+        source={"sourceType": "ACCOUNT", "accountId": "InternalAccount:01900000-0000-7000-8000-0000000000aa"},
+        destination={"destinationType": "UMA_ADDRESS", "umaAddress": "$bob@example.com", "currency": "EUR"},
+        at=at,
+        platform=api.platform,
+        status=Status.COMPLETED,
+        sent_amount=None,
+        received_amount=920,
+        received_currency="EUR",
+        exchange_rate="0.92",
+        fees=3,
+        platform_fees=2,
+        rate_details={"counterpartyMultiplier": 1.08, "counterpartyFixedFee": 10},
+        payment_rail="SEPA",
+        rail_selection_mode="MANUAL",
+        reference="ALLFIELDS",
+        settlement_hash="0xabc",
+        pending_reason="COMPLIANCE_REVIEW",
+        description="Rent",
+        remittance_information="Invoice 7",
+        purpose_of_payment="GIFT",
+        counterparty_information={"FULL_NAME": "Bob", "BIRTH_DATE": "1990-01-01"},
+        settled_at=at,
+        receipt_delivery_confirmed_at=at,
+        steps=[{"at": (at + dt.timedelta(days=1)).isoformat(), "step": "COMPLETE"}],
+        next_step_at=at + dt.timedelta(days=1),
+    )
+    txn.save()
+    return txn
+
+
+def test_the_list_renders_each_transaction_as_its_read_does(api, sender):
+    """The list renders rows of the fields it reads, not model instances: each of a varied set reads
+    the same, key for key and in the same order, in the list as alone."""
+    _quote(api, sender)  # PENDING
+    _quote(api, sender, execute=True)  # settled at once
+    slow = _quote(api, sender, account_number="1234567003", execute=True)  # settles later
+    cancelled = _quote(api, sender, account_number="1234567003", execute=True)
+    assert api.post(f"/transactions/{cancelled['transactionId']}/cancel").status_code == 200
+    confirmed = _quote(api, sender, execute=True)
+    assert api.post(f"/transactions/{confirmed['transactionId']}/confirm").status_code == 200
+    customer, _ = sender
+    incoming = {
+        "senderUmaAddress": "$pending.compliance.usd@sandbox.uma.example",
+        "receiverUmaAddress": customer.uma_address,
+        "receivingCurrencyCode": "USD",
+        "receivingCurrencyAmount": 2_500,
+    }
+    assert api.post("/sandbox/uma/receive", incoming).status_code == 200
+    _platforms_own_transaction_with_every_optional_field(api)
+
+    listed = api.get("/transactions", {"limit": 100}).json()["data"]
+    assert len(listed) == 7
+    for row in listed:
+        assert json.dumps(row) == json.dumps(api.get(f"/transactions/{row['id']}").json())
+    shown = {key for row in listed for key in row} | {
+        key for row in listed for key in row.get("reconciliationInstructions", {})
+    }
+    assert shown >= {
+        "pendingReason", "settledAt", "receiptDeliveryConfirmedAt", "description", "sentAmount",
+        "exchangeRate", "quoteId", "refund", "counterpartyInformation", "failureReason", "rateDetails",
+        "remittanceInformation", "purposeOfPayment", "transactionHash",
+    }  # fmt: skip
+    assert {row["type"] for row in listed} == {"INCOMING", "OUTGOING"}
+    assert any(row["expectedSettlementAt"] for row in listed if row["id"] == slow["transactionId"])
+
+
 def test_total_count_is_left_out_beyond_the_limit(api, sender, monkeypatch):
     monkeypatch.setattr("payments.api.transactions.COUNT_LIMIT", 2)
     for _ in range(3):
