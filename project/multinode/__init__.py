@@ -18,7 +18,9 @@ Scenarios, each printing its figures; the run exits 1 when any check fails:
 2. SIGKILL of one web node and one worker under load (through the load balancer, each execute
    retried with its Idempotency-Key on a connection error or 5xx);
 3. a webhook storm of 10,000 events through the two workers;
-4. readiness red and green again when PgBouncer, then the Redis proxy, is stopped.
+4. readiness red and green again when PgBouncer, then the Redis proxy, is stopped;
+5. a wallet session that every node has checked (and remembers), revoked on one node: a stamped
+   execute with it is refused on each node right after.
 
 Environment: MULTINODE_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/multinode; dropped and
 created anew at each run), MULTINODE_REDIS_URL (default redis://127.0.0.1:6379/15;

@@ -17,6 +17,7 @@ from project.multinode.money_races import money_races
 from project.multinode.prepared_statements import prepared_statements
 from project.multinode.readiness import readiness
 from project.multinode.receiver import QuietServer, Receiver
+from project.multinode.session_revocation import session_revocation
 from project.multinode.webhook_storm import webhook_storm
 
 
@@ -44,6 +45,7 @@ def main() -> int:
         kill_under_load(cluster, api, report)
         webhook_storm(api, report)
         readiness(cluster, report)
+        session_revocation(api, report)
     finally:
         cluster.stop()
         receiver.shutdown()
