@@ -48,6 +48,7 @@ def _listeners() -> int:
 
     from wallets.session_cache import LISTENER_NAME
 
+    connection.close()  # scenario 4 restarted PgBouncer under this process's connection
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s", [LISTENER_NAME])
         return cursor.fetchone()[0]
