@@ -36,7 +36,7 @@ from django.db import connections, transaction
 CHANNEL = "wallet_sessions"
 EVERYTHING = "*"  # the payload of a TRUNCATE: forget every account
 LISTENER_NAME = "wallet-session-listener"  # its connection's application_name
-RECONNECT_SECONDS = 1.0
+RECONNECT_SECONDS = (1.0, 30.0)  # the first wait after a failure, doubled up to the second
 # However sure the notifications, an entry is asked again after this long: it bounds what a
 # connection that died without a word (noticed by keepalives within about 15 s) could leave stale.
 REMEMBER_SECONDS = 10.0
@@ -157,11 +157,13 @@ def _listen_connector() -> Callable[[], psycopg.Connection] | None:
 
 def _listen(connect: Callable[[], psycopg.Connection], stopping: threading.Event) -> None:
     pid = os.getpid()
+    wait = RECONNECT_SECONDS[0]
     while not stopping.is_set():
         try:
             with connect() as connection:
                 connection.execute(f"LISTEN {CHANNEL}")
                 _listening(pid)
+                wait = RECONNECT_SECONDS[0]
                 while not stopping.is_set():
                     for notification in connection.notifies(timeout=STOP_POLL_SECONDS):
                         _notified(notification.payload)
@@ -170,7 +172,8 @@ def _listen(connect: Callable[[], psycopg.Connection], stopping: threading.Event
             logger.warning(
                 "wallet session listener lost its connection; stamp checks query meanwhile", exc_info=True
             )
-            stopping.wait(RECONNECT_SECONDS)
+            stopping.wait(wait)
+            wait = min(wait * 2, RECONNECT_SECONDS[1])
     _listening(None)
 
 
