@@ -228,7 +228,7 @@ if PRODUCTION:
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["payments.api.authentication.ApiTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["payments.api.authentication.HasTokenPermission"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["payments.api.renderers.JsonRenderer"],
     "DEFAULT_PARSER_CLASSES": ["payments.api.parsers.JsonObjectParser"],
     "EXCEPTION_HANDLER": "payments.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

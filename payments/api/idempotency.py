@@ -12,11 +12,11 @@ from django.db import transaction
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from payments.api.parsing import request_json
+from payments.api.renderers import JsonRenderer
 from payments.canonical import body_sha256
 from payments.errors import FieldError, InvalidInput, ServiceError
 from payments.idempotency import (
@@ -106,7 +106,7 @@ def _keyed(request: Request, key: str, perform: Callable[[], Response]) -> HttpR
 
 
 def _render(data: Any) -> bytes:
-    return JSONRenderer().render(data)
+    return JsonRenderer().render(data)
 
 
 def _http(answer: Answer) -> HttpResponse:
