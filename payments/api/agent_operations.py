@@ -61,7 +61,7 @@ from payments.wire.accounts import ExternalAccountSerializer, render_external_ac
 from payments.wire.agents import AgentActionSerializer as WireAgentActionSerializer
 from payments.wire.agents import AgentSerializer, render_action, render_agent
 from payments.wire.pages import page_of
-from payments.wire.transactions import render_transaction
+from payments.wire.transactions import RENDERED_FIELDS, render_transaction
 
 TAGS = ["Agent Operations"]
 _operation = operations(TAGS)
@@ -150,7 +150,14 @@ class AgentTransactionListApi(AgentApiView):
         filters, ascending = transaction_filters(request, AgentTransactionQuerySerializer)
         rows = agent_transaction_list(agent=request.auth, filters=filters)
         return Response(
-            paginate(rows, request.query_params, render_transaction, ascending=ascending, keys_first=True)
+            paginate(
+                rows,
+                request.query_params,
+                render_transaction,
+                ascending=ascending,
+                keys_first=True,
+                fields=RENDERED_FIELDS,
+            )
         )
 
 

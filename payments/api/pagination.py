@@ -134,6 +134,7 @@ def paginate(
     count_limit: int | None = None,
     ascending: bool = False,
     keys_first: bool = False,
+    fields: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """A page of `rows`: a queryset, or a `QueryShape` whose statements (the page for each order,
     page size and cursor or none, and the count) are compiled once (payments.query_plans); its page
@@ -147,9 +148,11 @@ def paginate(
     whose indexes hold (owner, filter…, key), so the keys come from an index alone: asked for whole
     rows of an owner with a large share of the table, PostgreSQL may instead walk the primary key
     backwards and skip every newer row of other owners (a platform with a million transactions,
-    200 ms per page)."""
+    200 ms per page).
+
+    `fields`: as for `PageSource`."""
     return paginate_merged(
-        [PageSource(rows, render, keys_first)],
+        [PageSource(rows, render, keys_first, fields)],
         params,
         count=count,
         count_limit=count_limit,

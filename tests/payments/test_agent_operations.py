@@ -4,6 +4,8 @@ permissions and allowed accounts; never another customer's or another agent's (i
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from payments.models import AgentQuote, ExternalAccount, Quote
@@ -150,7 +152,10 @@ def test_transactions_are_the_customers_own(api, world):
         txns[name] = quote["transactionId"]
     listed = _ids(alice["me"].get("/agents/me/transactions"))
     assert txns["alice"] in listed and txns["bob"] not in listed
-    assert alice["me"].get(f"/agents/me/transactions/{txns['alice']}").json()["id"] == txns["alice"]
+    alone = alice["me"].get(f"/agents/me/transactions/{txns['alice']}").json()
+    assert alone["id"] == txns["alice"]
+    rows = alice["me"].get("/agents/me/transactions").json()["data"]
+    assert json.dumps(next(t for t in rows if t["id"] == txns["alice"])) == json.dumps(alone)  # key order too
     assert alice["me"].get(f"/agents/me/transactions/{txns['bob']}").status_code == 404
     assert bob["me"].get(f"/agents/me/transactions/{txns['alice']}").status_code == 404
     assert (
