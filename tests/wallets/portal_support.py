@@ -5,6 +5,7 @@ with CSRF enforced. The portal reaches the service over real HTTP, as in product
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
@@ -12,6 +13,7 @@ from celery.app.task import Task
 from django.test import Client
 
 from payments.platforms import platform_create
+from wallets.portal.service import _client, service_client
 
 SANDBOX_CODE = "000000"
 
@@ -25,7 +27,7 @@ class PortalPlatform:
 
 
 @pytest.fixture
-def portal_platform(live_server, settings, monkeypatch) -> PortalPlatform:
+def portal_platform(live_server, settings, monkeypatch) -> Iterator[PortalPlatform]:
     # Tasks queued on commit are dropped: reads apply what is due, so no worker is needed.
     monkeypatch.setattr(Task, "apply_async", lambda self, *args, **kwargs: None)
     platform, token, secret = platform_create(name="Portal")
@@ -45,7 +47,11 @@ def portal_platform(live_server, settings, monkeypatch) -> PortalPlatform:
     settings.PORTAL_OIDC_CLIENT_SECRET = "dev-portal-secret"
     settings.WEBAUTHN_RP_ID = settings.PORTAL_WEBAUTHN_RP_ID = "localhost"
     settings.WEBAUTHN_ALLOWED_ORIGINS = [site]
-    return PortalPlatform(platform=platform, client_id=token.client_id, client_secret=secret, site=site)
+    yield PortalPlatform(platform=platform, client_id=token.client_id, client_secret=secret, site=site)
+    # Its keep-alive connection would keep a live-server thread, and that thread's database
+    # connection, open until the run ends: a hundred tests in, PostgreSQL runs out of connections.
+    service_client().close()
+    _client.cache_clear()
 
 
 class PortalBrowser:
